@@ -1,0 +1,90 @@
+# add_lab(<dir>): everything of one lab, found by naming convention, so adding a lab touches only its own folders.
+#
+#   labs/NN_name/                      solutions/NN_name/
+#     <contract>.hpp  launcher types     solution.cu      the reference   -> implementation "reference"
+#     *.cpp           problems, CPU refs wrong/<bug>.cu   known-wrong     -> implementation "wrong_<bug>"
+#     student.cu      the stub           -> "student" (LABN_STUDENT_SOURCE points elsewhere to grade a submission)
+#     baseline.cu     naive baseline     -> "baseline"
+#     cpu_tests.cpp   Catch2 tests of the CPU side, run in CI
+#     manifest.json   points, read by the grader at run time and here for the tests
+#
+# Builds the executable labN at the build root; registers its GPU tests (skipped, exit 111, without a GPU).
+function(add_lab dir)
+  get_filename_component(id ${dir} NAME)
+  string(REGEX MATCH "^([0-9]+)_" _ ${id})
+  math(EXPR number "${CMAKE_MATCH_1}")
+  set(lab lab${number})
+  set(solutions ${PROJECT_SOURCE_DIR}/solutions/${id})
+
+  set(${lab}_STUDENT_SOURCE ${dir}/student.cu CACHE FILEPATH
+      "The file compiled as ${lab}'s 'student' implementation (point it at a submission to grade it)")
+
+  file(GLOB cpu_sources CONFIGURE_DEPENDS ${dir}/*.cpp)
+  list(FILTER cpu_sources EXCLUDE REGEX "/cpu_tests\\.cpp$")
+
+  add_executable(${lab} ${cpu_sources})
+  target_compile_definitions(${lab} PRIVATE HARNESS_LAB=${id})
+  target_include_directories(${lab} PRIVATE ${dir})
+  target_link_libraries(${lab} PRIVATE harness_lab_main)
+  # Exercise specs are designated initializers that leave optional members out on purpose.
+  target_compile_options(${lab} PRIVATE -Wall -Wextra -Wno-missing-field-initializers)
+  set_target_properties(${lab} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${COURSE_BIN_DIR})
+
+  _lab_implementation(${lab} ${dir} student ${${lab}_STUDENT_SOURCE})
+  _lab_implementation(${lab} ${dir} baseline ${dir}/baseline.cu)
+  _lab_implementation(${lab} ${dir} reference ${solutions}/solution.cu)
+  file(GLOB wrong_sources CONFIGURE_DEPENDS ${solutions}/wrong/*.cu)
+  set(wrong_impls)
+  foreach(source IN LISTS wrong_sources)
+    get_filename_component(bug ${source} NAME_WE)
+    _lab_implementation(${lab} ${dir} wrong_${bug} ${source})
+    list(APPEND wrong_impls wrong_${bug})
+  endforeach()
+
+  # GPU tests, one per implementation and exercise where it helps a failure say what broke.
+  file(READ ${dir}/manifest.json manifest)
+  string(JSON count LENGTH "${manifest}" exercises)
+  math(EXPR last "${count} - 1")
+  set(gpu_tests ${lab}.reference ${lab}.baseline)
+  add_test(NAME ${lab}.reference COMMAND ${lab} check --impl reference)
+  add_test(NAME ${lab}.baseline COMMAND ${lab} check --impl baseline)
+  foreach(i RANGE ${last})
+    string(JSON exercise GET "${manifest}" exercises ${i} name)
+    string(JSON stub GET "${manifest}" exercises ${i} stub)
+    if(stub STREQUAL "incorrect")
+      add_test(NAME ${lab}.stub.${exercise} COMMAND ${lab} check --impl student --exercise ${exercise} --expect-reject)
+    else()
+      add_test(NAME ${lab}.stub.${exercise} COMMAND ${lab} check --impl student --exercise ${exercise})
+    endif()
+    list(APPEND gpu_tests ${lab}.stub.${exercise})
+  endforeach()
+  foreach(impl IN LISTS wrong_impls)
+    add_test(NAME ${lab}.${impl}.rejected COMMAND ${lab} check --impl ${impl} --expect-reject)
+    list(APPEND gpu_tests ${lab}.${impl}.rejected)
+  endforeach()
+  set_tests_properties(${gpu_tests} PROPERTIES SKIP_RETURN_CODE 111 LABELS "gpu;${lab}")
+
+  # CPU tests of the lab (references, generators, the manifest agreeing with the code): run in CI.
+  set(cpu_test_target ${lab}_cpu_tests)
+  add_executable(${cpu_test_target} ${cpu_sources} ${PROJECT_SOURCE_DIR}/tests/labs/lab_consistency.cpp)
+  if(EXISTS ${dir}/cpu_tests.cpp)
+    target_sources(${cpu_test_target} PRIVATE ${dir}/cpu_tests.cpp)
+  endif()
+  target_compile_definitions(${cpu_test_target} PRIVATE HARNESS_LAB=${id}
+                             LAB_MANIFEST="${dir}/manifest.json")
+  target_include_directories(${cpu_test_target} PRIVATE ${dir})
+  target_link_libraries(${cpu_test_target} PRIVATE harness Catch2::Catch2WithMain nlohmann_json::nlohmann_json)
+  target_compile_options(${cpu_test_target} PRIVATE -Wall -Wextra -Wno-missing-field-initializers)
+  catch_discover_tests(${cpu_test_target} TEST_PREFIX "${lab}.cpu." PROPERTIES LABELS "cpu;${lab}")
+endfunction()
+
+function(_lab_implementation lab dir impl source)
+  if(NOT EXISTS ${source})
+    message(FATAL_ERROR "${lab}: implementation '${impl}' expects ${source}")
+  endif()
+  add_library(${lab}_${impl} OBJECT ${source})
+  target_compile_definitions(${lab}_${impl} PRIVATE HARNESS_IMPL=${impl})
+  target_include_directories(${lab}_${impl} PRIVATE ${dir})
+  target_link_libraries(${lab}_${impl} PRIVATE harness_headers)
+  target_link_libraries(${lab} PRIVATE ${lab}_${impl})
+endfunction()

@@ -1,0 +1,65 @@
+#pragma once
+/// @file compare.hpp
+/// @brief The one comparison routine of the course: |out - ref| <= atol + rtol * |ref|, NaN and Inf explicit.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace harness {
+
+/// Tolerance of one output: element i passes when |out[i] - ref[i]| <= atol[i] + rtol * |ref[i]|.
+/// `atol` holds either one value for every element or one per element (sums of different lengths need different ones).
+struct Tolerance {
+  std::vector<double> atol{0.0};
+  double rtol = 0.0;
+
+  /// Bit-for-bit: for small-integer inputs whose every intermediate is exactly representable.
+  static Tolerance exact() { return {}; }
+  /// For results of a few float operations each: a few units in the last place of a float.
+  static Tolerance float_ops(int ops);
+  [[nodiscard]] double atol_at(std::size_t i) const { return atol.size() == 1 ? atol[0] : atol[i]; }
+};
+
+/// Absolute tolerance for a float32 sum of `terms` terms whose magnitudes add up to `sum_abs`, in any order.
+///
+/// Why this bound: each float addition is exact up to a relative error u = 2^-24. The worst-case bound for any
+/// summation order, (n-1) u sum|x_i|, is so loose that it accepts wrong answers at large n. Rounding errors of
+/// real summations behave like independent, mean-zero random variables, for which Higham and Mary (SIAM J. Sci.
+/// Comput. 41(5), 2019, Theorem 2.8) prove |error| <= lambda sqrt(n) u sum|x_i| with probability at least
+/// 1 - 2 exp(-lambda^2 / 2). lambda = 6 makes a false alarm a 1-in-10^7 event per check. The bound grows with the
+/// length of the sum and with the magnitudes. It is below 1 while sqrt(n) sum|x| < 2.8e6, which holds up to n = 3000
+/// when every term is at most 16 in magnitude: at those test sizes a sum that drops one integer term cannot pass.
+double sum_tolerance(std::size_t terms, double sum_abs);
+
+/// One element that failed the comparison.
+struct Mismatch {
+  std::size_t index;
+  double got;
+  double expected;
+};
+
+/// The outcome of comparing an output with its reference.
+struct Comparison {
+  std::size_t count = 0;               ///< elements compared
+  std::size_t failures = 0;            ///< elements outside tolerance (NaN where a number was expected counts)
+  std::vector<Mismatch> first;         ///< the first few failures, in index order
+  double max_abs_error = 0.0;          ///< over the finite pairs
+  [[nodiscard]] bool ok() const { return failures == 0; }
+  /// "3 of 1025 elements differ; first at [1024]: got nan, expected 12 (tolerance 0)".
+  [[nodiscard]] std::string describe(const std::string& what, const Tolerance& tol) const;
+};
+
+/// Compares `got[0..n)` with `expected[0..n)`. A NaN expectation requires NaN; an infinite one requires the same
+/// infinity; a NaN or infinity where a finite value was expected always fails, whatever the tolerance.
+template <class T>
+Comparison compare(const T* got, const double* expected, std::size_t n, const Tolerance& tol,
+                   std::size_t keep_first = 5);
+
+extern template Comparison compare<float>(const float*, const double*, std::size_t, const Tolerance&, std::size_t);
+extern template Comparison compare<double>(const double*, const double*, std::size_t, const Tolerance&,
+                                           std::size_t);
+extern template Comparison compare<std::int32_t>(const std::int32_t*, const double*, std::size_t,
+                                                 const Tolerance&, std::size_t);
+
+}  // namespace harness

@@ -1,0 +1,115 @@
+#pragma once
+/// @file device.hpp
+/// @brief Move-only RAII owners for device memory, events and streams, and what the harness needs to know of the GPU.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+namespace harness {
+
+/// Owns `count` elements of device memory (cudaMalloc); freed on destruction. Move-only.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept
+      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    DeviceBuffer(std::move(other)).swap(*this);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  [[nodiscard]] T* get() const noexcept { return ptr_; }
+  [[nodiscard]] std::size_t size() const noexcept { return count_; }
+  [[nodiscard]] std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+  void swap(DeviceBuffer& other) noexcept {
+    std::swap(ptr_, other.ptr_);
+    std::swap(count_, other.count_);
+  }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+/// Owns a cudaStream_t (non-blocking with respect to the legacy default stream). Move-only.
+class Stream {
+ public:
+  Stream();
+  ~Stream();
+  Stream(Stream&& other) noexcept : s_(std::exchange(other.s_, nullptr)) {}
+  Stream& operator=(Stream&& other) noexcept {
+    std::swap(s_, other.s_);
+    return *this;
+  }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  [[nodiscard]] cudaStream_t get() const noexcept { return s_; }
+  /// Waits for all work on the stream; throws CudaError on failure (including errors from earlier kernels).
+  void synchronize() const;
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+/// Owns a cudaEvent_t with timing enabled. Move-only.
+class Event {
+ public:
+  Event();
+  ~Event();
+  Event(Event&& other) noexcept : e_(std::exchange(other.e_, nullptr)) {}
+  Event& operator=(Event&& other) noexcept {
+    std::swap(e_, other.e_);
+    return *this;
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  [[nodiscard]] cudaEvent_t get() const noexcept { return e_; }
+  void record(cudaStream_t stream) const;
+  /// Milliseconds from `start` to this event; both must have completed.
+  [[nodiscard]] float elapsed_ms_since(const Event& start) const;
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+/// What the harness reads off the current device.
+struct DeviceInfo {
+  std::string name;                ///< e.g. "NVIDIA H100 80GB HBM3"
+  int cc_major = 0, cc_minor = 0;  ///< compute capability
+  int sms = 0;                     ///< multiprocessor count
+  std::size_t l2_bytes = 0;        ///< L2 cache size
+  std::size_t memory_bytes = 0;    ///< global memory
+  std::string driver;              ///< kernel driver version from /proc/driver/nvidia/version, or "unknown"
+  int cuda_driver = 0;             ///< cudaDriverGetVersion, e.g. 13000
+  int cuda_runtime = 0;            ///< cudaRuntimeGetVersion
+};
+
+/// Number of visible CUDA devices; 0 (never an exception) when there is no driver or no GPU.
+/// `why`, if given, receives the runtime's explanation when the answer is 0.
+int device_count(std::string* why = nullptr) noexcept;
+/// Properties of the current device. Throws CudaError.
+DeviceInfo device_info();
+/// "13.0" from 13000.
+std::string cuda_version_string(int version);
+
+// ---- implementation of the template ----
+void* device_malloc(std::size_t bytes);
+void device_free(void* ptr) noexcept;
+
+template <class T>
+DeviceBuffer<T>::DeviceBuffer(std::size_t count)
+    : ptr_(static_cast<T*>(device_malloc(count * sizeof(T)))), count_(count) {}
+template <class T>
+DeviceBuffer<T>::~DeviceBuffer() {
+  device_free(ptr_);
+}
+
+}  // namespace harness

@@ -1,0 +1,203 @@
+#pragma once
+/// @file problem.hpp
+/// @brief The exercise contract: a Problem is one instance of an exercise at one shape, with its device inputs, its
+/// outputs and their CPU reference; an ExerciseSpec says how to make one, at which shapes to test it and at which
+/// shape to time it.
+///
+/// A lab's `exercises.cpp` subclasses Problem once per exercise: generate() fills inputs from a seed and computes the
+/// expected outputs in double precision on the CPU, run() calls one implementation's launcher, work() counts the
+/// bytes and flops the exercise cannot avoid. Everything else (poisoning outputs, guard zones against out-of-bounds
+/// writes, checking that inputs were not modified, comparing) is the harness's, the same for every lab.
+#include <harness/compare.hpp>
+#include <harness/device.hpp>
+#include <harness/launcher.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness {
+
+/// The size of one instance: one to three extents, such as {n}, {rows, cols} or {m, n, k}.
+struct Shape {
+  std::vector<std::int64_t> dims;
+  Shape() = default;
+  Shape(std::initializer_list<std::int64_t> d) : dims(d) {}
+  explicit Shape(std::vector<std::int64_t> d) : dims(std::move(d)) {}
+  [[nodiscard]] std::int64_t operator[](std::size_t i) const { return dims.at(i); }
+  /// "1025", "1024x33".
+  [[nodiscard]] std::string str() const;
+  /// Parses "1025" or "1024x33"; throws std::invalid_argument.
+  static Shape parse(std::string_view text);
+  friend bool operator==(const Shape&, const Shape&) = default;
+};
+
+/// Every pair (a, b) of `extents`, for 2D exercises: edge values in both dimensions at once.
+std::vector<Shape> shapes_2d(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols);
+/// One 1D shape per extent.
+std::vector<Shape> shapes_1d(const std::vector<std::int64_t>& extents);
+
+/// The least an exercise must do, whatever the kernel: each input read once, each output written once, each
+/// necessary operation done once. Rates and % of ceiling are computed from this, never from what a kernel happens
+/// to move.
+struct Work {
+  double bytes = 0;
+  double flops = 0;
+};
+
+/// What limits an exercise, and so which rate is reported against which ceiling.
+enum class Bound { memory, compute };
+
+class Problem;
+
+/// A device buffer with guard zones on both sides, owned by a Problem. Base of Input and Output.
+class Buffer {
+ public:
+  /// Inputs are checked for modification; outputs are poisoned before every run and compared after it.
+  enum class Role { input, output };
+  Buffer(Problem& owner, Role role, std::string name, std::size_t bytes);
+  virtual ~Buffer();
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] Role role() const { return role_; }
+  /// Fills the buffer with NaN bytes (0xFF) so an element the kernel never writes cannot pass.
+  void poison(cudaStream_t stream);
+  /// Appends to `problems` a line for each thing wrong with the buffer after a run.
+  virtual void verify(bool check_contents, std::vector<std::string>& problems) const = 0;
+
+ protected:
+  [[nodiscard]] void* raw_data() const;
+  [[nodiscard]] std::size_t data_bytes() const { return bytes_; }
+  /// False if anything wrote into the guard zones before or after the data.
+  [[nodiscard]] bool guards_intact() const;
+  void download(void* host) const;
+  void upload(const void* host);
+
+ private:
+  Role role_;
+  std::string name_;
+  std::size_t bytes_;
+  DeviceBuffer<unsigned char> storage_;
+};
+
+/// An input array: uploaded from the host copy, which is kept to check that the kernel did not modify it.
+template <class T>
+class Input : public Buffer {
+ public:
+  Input(Problem& owner, std::string name, std::size_t count)
+      : Buffer(owner, Role::input, std::move(name), count * sizeof(T)) {}
+  void set(std::vector<T> host) {
+    host_ = std::move(host);
+    upload(host_.data());
+  }
+  [[nodiscard]] const T* data() const { return static_cast<const T*>(raw_data()); }
+  [[nodiscard]] const std::vector<T>& host() const { return host_; }
+  void verify(bool check_contents, std::vector<std::string>& problems) const override;
+
+ private:
+  std::vector<T> host_;
+};
+
+/// An output array with its CPU reference and tolerance.
+template <class T>
+class Output : public Buffer {
+ public:
+  Output(Problem& owner, std::string name, std::size_t count)
+      : Buffer(owner, Role::output, std::move(name), count * sizeof(T)), count_(count) {}
+  void expect(std::vector<double> reference, Tolerance tolerance) {
+    reference_ = std::move(reference);
+    tolerance_ = std::move(tolerance);
+  }
+  [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }
+  [[nodiscard]] std::size_t size() const { return count_; }
+  void verify(bool check_contents, std::vector<std::string>& problems) const override;
+
+ private:
+  std::size_t count_;
+  std::vector<double> reference_;
+  Tolerance tolerance_;
+};
+
+/// The result of checking one run.
+struct Verdict {
+  bool ok = true;
+  std::string message;  ///< empty when ok; otherwise one line per problem
+};
+
+/// One instance of an exercise. Subclasses hold Input and Output members constructed with `*this`.
+class Problem {
+ public:
+  explicit Problem(Shape shape) : shape_(std::move(shape)) {}
+  virtual ~Problem() = default;
+  Problem(const Problem&) = delete;
+  Problem& operator=(const Problem&) = delete;
+
+  /// Fills the inputs from `seed` and sets every output's CPU reference (double precision).
+  virtual void generate(std::uint64_t seed) = 0;
+  /// Launches `impl`'s launcher for this exercise on `stream`. Must not synchronize.
+  virtual void run(const Impl& impl, cudaStream_t stream) = 0;
+  /// The unavoidable bytes and flops at this shape.
+  [[nodiscard]] virtual Work work() const = 0;
+
+  [[nodiscard]] const Shape& shape() const { return shape_; }
+  /// Poisons every output.
+  void poison(cudaStream_t stream);
+  /// Checks guards of every buffer and, when `check_contents`, that outputs match the reference and inputs are
+  /// unchanged. Synchronizes the device first.
+  [[nodiscard]] Verdict verify(bool check_contents = true) const;
+
+ private:
+  friend class Buffer;
+  Shape shape_;
+  std::vector<Buffer*> buffers_;
+};
+
+/// Something timed as a ceiling: it does `amount()` bytes (memory-bound) or flops (compute-bound) per run.
+class CeilingOp {
+ public:
+  virtual ~CeilingOp() = default;
+  virtual void run(cudaStream_t stream) = 0;
+  [[nodiscard]] virtual double amount() const = 0;
+  [[nodiscard]] virtual std::string what() const = 0;
+};
+
+/// The memory ceiling: cudaMemcpyAsync device to device of `bytes_moved / 2` bytes (it reads and writes them).
+std::unique_ptr<CeilingOp> copy_ceiling(double bytes_moved);
+
+/// Everything the harness needs to know about one exercise.
+struct ExerciseSpec {
+  std::string name;                ///< the key of launchers, manifest entries and --exercise: "scale"
+  std::string title;               ///< one line for people: "Scale a vector"
+  std::vector<Shape> test_shapes;  ///< correctness cases (each with every seed): edge sizes first
+  Shape timed_shape;               ///< the size timed for the grade: large enough to be far above launch overhead
+  Bound bound = Bound::memory;
+  std::function<std::unique_ptr<Problem>(const Shape&)> make;
+  /// The ceiling at a shape. Empty: the device-to-device copy of work().bytes (memory-bound exercises).
+  std::function<std::unique_ptr<CeilingOp>(const Shape&)> ceiling;
+};
+
+/// This binary's lab: its id ("01_coalescing") and its exercises in registration (teaching) order.
+struct Lab {
+  std::string id;
+  std::vector<ExerciseSpec> exercises;
+  [[nodiscard]] const ExerciseSpec* find(std::string_view name) const;
+};
+Lab& lab();
+
+/// Registers an exercise at static-initialization time. Use through REGISTER_EXERCISE.
+struct ExerciseRegistrar {
+  ExerciseRegistrar(ExerciseSpec spec, const char* lab_id);
+};
+
+}  // namespace harness
+
+/// Registers an exercise: `REGISTER_EXERCISE({.name = "scale", ...});` at file scope in the lab's exercises.cpp.
+/// The lab id comes from the build (HARNESS_LAB, the lab's folder name).
+#define REGISTER_EXERCISE(...)                                                          \
+  static const ::harness::ExerciseRegistrar HARNESS_CONCAT(harness_exercise_, __LINE__) { \
+    ::harness::ExerciseSpec __VA_ARGS__, HARNESS_STRINGIFY(HARNESS_LAB)                   \
+  }

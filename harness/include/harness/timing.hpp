@@ -1,0 +1,50 @@
+#pragma once
+/// @file timing.hpp
+/// @brief Interleaved, L2-cold timing with CUDA events.
+///
+/// Method (nvbench's cold measurement, llm.c's benchmark_kernel): every contender runs a few warm-up times; then in
+/// rounds, each contender once per round in a rotating order, L2 is flushed by writing twice its size, and the run is
+/// bracketed by events on the harness's stream. Interleaving puts student, reference and baseline under the same
+/// clocks and temperature, so their ratio means something even when the GPU drifts. Sampling stops when every
+/// contender has at least `min_samples` and a robust noise under `target_noise_pct`, or at `max_seconds`.
+#include <harness/device.hpp>
+#include <harness/stats.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace harness {
+
+/// Knobs of time_interleaved().
+struct TimingOptions {
+  std::size_t warmup = 2;
+  std::size_t min_samples = 10;
+  std::size_t max_samples = 200;
+  double target_noise_pct = 1.0;
+  double max_seconds = 10.0;  ///< stop adding rounds after this (min_samples is always honoured)
+};
+
+/// One thing to time: enqueue its work on the stream; must not synchronize.
+struct Contender {
+  std::string name;
+  std::function<void(cudaStream_t)> run;
+};
+
+/// Writes twice the L2 size before each sample so no contender finds its data in cache.
+class L2Flusher {
+ public:
+  explicit L2Flusher(std::size_t l2_bytes);
+  void flush(cudaStream_t stream);
+
+ private:
+  DeviceBuffer<unsigned char> scratch_;
+  unsigned char value_ = 0;
+};
+
+/// Times `contenders` interleaved; returns one Summary per contender, in order. Throws CudaError.
+std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options,
+                                      cudaStream_t stream, L2Flusher& flusher);
+
+}  // namespace harness

@@ -1,0 +1,65 @@
+#include <harness/compare.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+
+namespace harness {
+
+namespace {
+constexpr double kUnitRoundoff = 0x1p-24;  // float32
+constexpr double kLambda = 6.0;            // see sum_tolerance()
+}  // namespace
+
+Tolerance Tolerance::float_ops(int ops) { return {{0.0}, 2.0 * ops * kUnitRoundoff}; }
+
+double sum_tolerance(std::size_t terms, double sum_abs) {
+  return kLambda * std::sqrt(static_cast<double>(terms)) * kUnitRoundoff * sum_abs;
+}
+
+std::string Comparison::describe(const std::string& what, const Tolerance& tol) const {
+  std::ostringstream os;
+  os.precision(9);
+  os << what << ": " << failures << " of " << count << " elements differ";
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    const auto& m = first[k];
+    os << (k == 0 ? "; first at [" : ", [") << m.index << "]: got " << m.got << ", expected " << m.expected;
+    if (k == 0) os << " (tolerance " << tol.atol_at(m.index) + tol.rtol * std::fabs(m.expected) << ")";
+  }
+  return os.str();
+}
+
+template <class T>
+Comparison compare(const T* got, const double* expected, std::size_t n, const Tolerance& tol,
+                   std::size_t keep_first) {
+  Comparison c;
+  c.count = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double g = static_cast<double>(got[i]);
+    const double e = expected[i];
+    bool ok;
+    if (std::isnan(e)) {
+      ok = std::isnan(g);
+    } else if (std::isinf(e)) {
+      ok = g == e;
+    } else if (!std::isfinite(g)) {
+      ok = false;  // NaN or Inf where a number was expected: no tolerance makes that right
+    } else {
+      const double err = std::fabs(g - e);
+      ok = err <= tol.atol_at(i) + tol.rtol * std::fabs(e);
+      if (err > c.max_abs_error) c.max_abs_error = err;
+    }
+    if (!ok) {
+      if (c.first.size() < keep_first) c.first.push_back({i, g, e});
+      ++c.failures;
+    }
+  }
+  return c;
+}
+
+template Comparison compare<float>(const float*, const double*, std::size_t, const Tolerance&, std::size_t);
+template Comparison compare<double>(const double*, const double*, std::size_t, const Tolerance&, std::size_t);
+template Comparison compare<std::int32_t>(const std::int32_t*, const double*, std::size_t, const Tolerance&,
+                                          std::size_t);
+
+}  // namespace harness

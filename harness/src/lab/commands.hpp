@@ -1,0 +1,36 @@
+#pragma once
+// The subcommands of every lab binary (docs/protocol.md). Each returns an exit code from harness/exit_codes.hpp.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::lab_cli {
+
+struct CheckRequest {
+  std::string impl = "student";
+  std::string exercise;  // empty: every exercise the implementation has
+  std::vector<std::uint64_t> seeds{1, 2, 3};
+  std::string results;   // JSON-lines file; empty: none
+  bool expect_reject = false;
+  std::vector<std::string> catch_args;  // passed through to Catch2
+};
+
+struct TimeRequest {
+  std::string impl = "student";
+  std::string exercise;
+  std::string results;
+  double max_seconds = 10.0;
+  std::string shape;  // empty: the exercise's timed shape
+};
+
+int info();
+int list();
+int check(const CheckRequest& request, const char* argv0);
+int time(const TimeRequest& request);
+
+/// 0 when a GPU is visible; otherwise prints why and returns the exit code to use (kNoDevice, or kCudaError when
+/// COURSE_REQUIRE_GPU=1 asks for a missing GPU to be a failure rather than a skip).
+int require_device();
+
+}  // namespace harness::lab_cli

@@ -1,0 +1,52 @@
+#include "commands.hpp"
+
+#include <harness/device.hpp>
+#include <harness/exit_codes.hpp>
+#include <harness/problem.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <iostream>
+
+namespace harness::lab_cli {
+
+int require_device() {
+  std::string why;
+  if (device_count(&why) > 0) return 0;
+  const char* req = std::getenv("COURSE_REQUIRE_GPU");
+  const bool required = req && std::string(req) == "1";
+  std::cerr << "no CUDA GPU is visible (" << why << ")"
+            << (required ? "; COURSE_REQUIRE_GPU=1 makes that a failure" : "") << "\n";
+  return required ? exit_code::kCudaError : exit_code::kNoDevice;
+}
+
+int info() {
+  if (int rc = require_device()) return rc;
+  const DeviceInfo d = device_info();
+  nlohmann::json j = {{"gpu", d.name},
+                      {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                      {"sms", d.sms},
+                      {"l2_bytes", d.l2_bytes},
+                      {"memory_bytes", d.memory_bytes},
+                      {"driver", d.driver},
+                      {"cuda_driver", cuda_version_string(d.cuda_driver)},
+                      {"cuda_runtime", cuda_version_string(d.cuda_runtime)}};
+  std::cout << j.dump() << "\n";
+  return exit_code::kOk;
+}
+
+int list() {
+  nlohmann::json ex = nlohmann::json::array();
+  for (const auto& e : lab().exercises) ex.push_back({{"name", e.name}, {"title", e.title}});
+  nlohmann::json impls = nlohmann::json::object();
+  for (const auto& [name, impl] : implementations()) {
+    nlohmann::json has = nlohmann::json::array();
+    for (const auto& [exercise, fn] : impl.launchers()) has.push_back(exercise);
+    impls[name] = has;
+  }
+  std::cout << nlohmann::json{{"lab", lab().id}, {"exercises", ex}, {"implementations", impls}}.dump(1) << "\n";
+  return exit_code::kOk;
+}
+
+}  // namespace harness::lab_cli

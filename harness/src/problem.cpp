@@ -1,0 +1,172 @@
+#include <harness/problem.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <stdexcept>
+
+namespace harness {
+
+namespace {
+// 64 KiB of guard on each side: more than any block (1024 threads x 16 bytes x 4 vectors) can overrun by, and a
+// multiple of 256 so the data stays as aligned as cudaMalloc's own pointers (float4 loads need 16 bytes).
+constexpr std::size_t kGuardBytes = 64 * 1024;
+constexpr unsigned char kGuardByte = 0xA5;   // 0xA5A5A5A5 is -2.9e-16f: a value no test expects
+constexpr unsigned char kPoisonByte = 0xFF;  // 0xFFFFFFFF is a NaN as a float, -1 as an int
+}  // namespace
+
+std::string Shape::str() const {
+  std::string s;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i) s.push_back('x');
+    s.append(std::to_string(dims[i]));
+  }
+  return s;
+}
+
+Shape Shape::parse(std::string_view text) {
+  Shape s;
+  while (true) {
+    const auto x = text.find('x');
+    const auto part = text.substr(0, x);
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (ec != std::errc() || end != part.data() + part.size() || v < 1)
+      throw std::invalid_argument("bad shape '" + std::string(text) + "': expected N or NxM with positive integers");
+    s.dims.push_back(v);
+    if (x == std::string_view::npos) break;
+    text.remove_prefix(x + 1);
+  }
+  return s;
+}
+
+std::vector<Shape> shapes_1d(const std::vector<std::int64_t>& extents) {
+  std::vector<Shape> out;
+  for (auto e : extents) out.push_back({e});
+  return out;
+}
+
+std::vector<Shape> shapes_2d(const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols) {
+  std::vector<Shape> out;
+  for (auto r : rows)
+    for (auto c : cols) out.push_back({r, c});
+  return out;
+}
+
+// ---- Buffer ----
+
+Buffer::Buffer(Problem& owner, Role role, std::string name, std::size_t bytes)
+    : role_(role), name_(std::move(name)), bytes_(bytes), storage_(bytes + 2 * kGuardBytes) {
+  CUDA_CHECK(cudaMemset(storage_.get(), kGuardByte, storage_.bytes()));
+  owner.buffers_.push_back(this);
+}
+
+Buffer::~Buffer() = default;
+
+void* Buffer::raw_data() const { return storage_.get() + kGuardBytes; }
+
+void Buffer::poison(cudaStream_t stream) { CUDA_CHECK(cudaMemsetAsync(raw_data(), kPoisonByte, bytes_, stream)); }
+
+bool Buffer::guards_intact() const {
+  std::vector<unsigned char> guard(kGuardBytes);
+  const auto intact = [&] {
+    return std::all_of(guard.begin(), guard.end(), [](unsigned char b) { return b == kGuardByte; });
+  };
+  CUDA_CHECK(cudaMemcpy(guard.data(), storage_.get(), kGuardBytes, cudaMemcpyDeviceToHost));
+  if (!intact()) return false;
+  CUDA_CHECK(cudaMemcpy(guard.data(), storage_.get() + kGuardBytes + bytes_, kGuardBytes, cudaMemcpyDeviceToHost));
+  return intact();
+}
+
+void Buffer::download(void* host) const { CUDA_CHECK(cudaMemcpy(host, raw_data(), bytes_, cudaMemcpyDeviceToHost)); }
+void Buffer::upload(const void* host) { CUDA_CHECK(cudaMemcpy(raw_data(), host, bytes_, cudaMemcpyHostToDevice)); }
+
+template <class T>
+void Input<T>::verify(bool check_contents, std::vector<std::string>& problems) const {
+  if (!guards_intact()) problems.push_back("out-of-bounds write: something wrote just outside input '" + name() + "'");
+  if (!check_contents) return;
+  std::vector<T> now(host_.size());
+  download(now.data());
+  if (std::memcmp(now.data(), host_.data(), host_.size() * sizeof(T)) != 0)
+    problems.push_back("input '" + name() + "' was modified; inputs are read-only");
+}
+
+template <class T>
+void Output<T>::verify(bool check_contents, std::vector<std::string>& problems) const {
+  if (!guards_intact())
+    problems.push_back("out-of-bounds write: something wrote just outside output '" + name() + "' (" +
+                       std::to_string(count_) + " elements)");
+  if (!check_contents) return;
+  if (reference_.size() != count_)
+    throw std::logic_error("output '" + name() + "' has no reference of the right size (course bug)");
+  std::vector<T> got(count_);
+  download(got.data());
+  const Comparison c = compare(got.data(), reference_.data(), count_, tolerance_);
+  if (!c.ok()) problems.push_back(c.describe("output '" + name() + "'", tolerance_));
+}
+
+template class Input<float>;
+template class Input<std::int32_t>;
+template class Output<float>;
+template class Output<std::int32_t>;
+
+// ---- Problem ----
+
+void Problem::poison(cudaStream_t stream) {
+  for (Buffer* b : buffers_)
+    if (b->role() == Buffer::Role::output) b->poison(stream);
+}
+
+Verdict Problem::verify(bool check_contents) const {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<std::string> problems;
+  for (const Buffer* b : buffers_) b->verify(check_contents, problems);
+  Verdict v;
+  v.ok = problems.empty();
+  for (const auto& p : problems) v.message += (v.message.empty() ? "" : "\n") + p;
+  return v;
+}
+
+// ---- ceilings ----
+
+namespace {
+class CopyCeiling final : public CeilingOp {
+ public:
+  explicit CopyCeiling(double bytes_moved)
+      : half_(std::max<std::size_t>(static_cast<std::size_t>(bytes_moved / 2), 1 << 20)), src_(half_), dst_(half_) {
+    CUDA_CHECK(cudaMemset(src_.get(), 1, half_));
+  }
+  void run(cudaStream_t s) override {
+    CUDA_CHECK(cudaMemcpyAsync(dst_.get(), src_.get(), half_, cudaMemcpyDeviceToDevice, s));
+  }
+  [[nodiscard]] double amount() const override { return 2.0 * static_cast<double>(half_); }
+  [[nodiscard]] std::string what() const override { return "device-to-device copy"; }
+
+ private:
+  std::size_t half_;
+  DeviceBuffer<unsigned char> src_, dst_;
+};
+}  // namespace
+
+std::unique_ptr<CeilingOp> copy_ceiling(double bytes_moved) { return std::make_unique<CopyCeiling>(bytes_moved); }
+
+// ---- registry ----
+
+const ExerciseSpec* Lab::find(std::string_view name) const {
+  for (const auto& e : exercises)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+Lab& lab() {
+  static Lab l;
+  return l;
+}
+
+ExerciseRegistrar::ExerciseRegistrar(ExerciseSpec spec, const char* lab_id) {
+  lab().id = lab_id;
+  if (lab().find(spec.name)) throw std::logic_error("exercise '" + spec.name + "' registered twice");
+  lab().exercises.push_back(std::move(spec));
+}
+
+}  // namespace harness

@@ -1,0 +1,32 @@
+#include <harness/stats.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace harness {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
+  const double upper = v[mid];
+  if (v.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
+  return 0.5 * (lower + upper);
+}
+
+Summary summarize(const std::vector<double>& samples) {
+  Summary s;
+  if (samples.empty()) return s;
+  s.samples = samples.size();
+  s.median = median(samples);
+  const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
+  s.min = *lo;
+  s.max = *hi;
+  std::vector<double> dev(samples.size());
+  std::transform(samples.begin(), samples.end(), dev.begin(), [&](double x) { return std::fabs(x - s.median); });
+  s.noise_pct = s.median > 0 ? 100.0 * 1.4826 * median(std::move(dev)) / s.median : 0.0;
+  return s;
+}
+
+}  // namespace harness

@@ -1,0 +1,54 @@
+#include <harness/cuda_check.hpp>
+#include <harness/timing.hpp>
+
+#include <chrono>
+
+namespace harness {
+
+L2Flusher::L2Flusher(std::size_t l2_bytes) : scratch_(2 * l2_bytes) {}
+
+void L2Flusher::flush(cudaStream_t stream) {
+  // A different value each time, so no layer of the memory system can skip the write as redundant.
+  CUDA_CHECK(cudaMemsetAsync(scratch_.get(), ++value_, scratch_.bytes(), stream));
+}
+
+std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options,
+                                      cudaStream_t stream, L2Flusher& flusher) {
+  const std::size_t k = contenders.size();
+  for (std::size_t w = 0; w < options.warmup; ++w)
+    for (const auto& c : contenders) {
+      c.run(stream);
+      CUDA_CHECK(cudaGetLastError());
+    }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  std::vector<std::vector<double>> samples(k);
+  std::vector<Event> start(k), stop(k);
+  const auto begin = std::chrono::steady_clock::now();
+  const auto done = [&] {
+    if (samples[0].size() < options.min_samples) return false;
+    if (samples[0].size() >= options.max_samples) return true;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    if (elapsed > options.max_seconds) return true;
+    for (const auto& s : samples)
+      if (summarize(s).noise_pct > options.target_noise_pct) return false;
+    return true;
+  };
+  for (std::size_t round = 0; !done(); ++round) {
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::size_t i = (round + j) % k;  // rotate who goes first: no contender always follows the same one
+      flusher.flush(stream);
+      start[i].record(stream);
+      contenders[i].run(stream);
+      stop[i].record(stream);
+      CUDA_CHECK(cudaGetLastError());
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (std::size_t i = 0; i < k; ++i) samples[i].push_back(stop[i].elapsed_ms_since(start[i]));
+  }
+  std::vector<Summary> out;
+  for (const auto& s : samples) out.push_back(summarize(s));
+  return out;
+}
+
+}  // namespace harness

@@ -1,0 +1,77 @@
+// Lab 01: the naive baseline used for grading: no performance points at or above its time.
+//
+// It is the shipped stub, kept here, outside the student's file, so that editing student.cu cannot move the zero of
+// the grading scale. Keep the two in step when the stub changes.
+#include "coalescing.hpp"
+
+#include <harness/launcher.hpp>
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kBlocks = 1024;  // a fixed number of workers, as a CPU program would have
+
+// ---- 1. scale ------------------------------------------------------------------------------------------------
+__global__ void scale_kernel(const float* x, float* y, std::int64_t n, float alpha, std::int64_t chunk) {
+  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  const std::int64_t begin = t * chunk;
+  const std::int64_t end = begin + chunk < n ? begin + chunk : n;
+  for (std::int64_t i = begin; i < end; ++i) y[i] = alpha * x[i];  // lane k is `chunk` words from lane k+1
+}
+
+void launch_scale(const float* x, float* y, std::int64_t n, float alpha, cudaStream_t stream) {
+  const std::int64_t workers = std::int64_t{kThreads} * kBlocks;
+  const std::int64_t chunk = (n + workers - 1) / workers;
+  scale_kernel<<<kBlocks, kThreads, 0, stream>>>(x, y, n, alpha, chunk);
+  CUDA_CHECK_LAUNCH();
+}
+
+// ---- 2. dot --------------------------------------------------------------------------------------------------
+__global__ void dot_kernel(const float* x, const float* y, float* result, std::int64_t n, std::int64_t chunk) {
+  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  const std::int64_t begin = t * chunk;
+  const std::int64_t end = begin + chunk < n ? begin + chunk : n;
+  float sum = 0.0f;
+  for (std::int64_t i = begin; i < end; ++i) sum += x[i] * y[i];
+  if (begin < n) atomicAdd(result, sum);  // one atomic per thread
+}
+
+void launch_dot(const float* x, const float* y, float* result, std::int64_t n, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(float), stream));
+  const std::int64_t workers = std::int64_t{kThreads} * kBlocks;
+  const std::int64_t chunk = (n + workers - 1) / workers;
+  dot_kernel<<<kBlocks, kThreads, 0, stream>>>(x, y, result, n, chunk);
+  CUDA_CHECK_LAUNCH();
+}
+
+// ---- 3. column_sums ------------------------------------------------------------------------------------------
+constexpr std::int64_t kStripRows = 64;
+
+// threadIdx.x walks strips of rows, threadIdx.y walks columns: the 32 lanes of a warp read one column at 32
+// different rows, 64 * cols * 4 bytes apart.
+__global__ void column_sums_kernel(const float* a, float* sums, std::int64_t rows, std::int64_t cols) {
+  const std::int64_t strip = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  const std::int64_t c = blockIdx.y * static_cast<std::int64_t>(blockDim.y) + threadIdx.y;
+  const std::int64_t r0 = strip * kStripRows;
+  if (c >= cols || r0 >= rows) return;
+  const std::int64_t r1 = r0 + kStripRows < rows ? r0 + kStripRows : rows;
+  float sum = 0.0f;
+  for (std::int64_t r = r0; r < r1; ++r) sum += a[r * cols + c];
+  atomicAdd(&sums[c], sum);
+}
+
+void launch_column_sums(const float* a, float* sums, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  CUDA_CHECK(cudaMemsetAsync(sums, 0, cols * sizeof(float), stream));
+  const dim3 block(32, 8);
+  const std::int64_t strips = (rows + kStripRows - 1) / kStripRows;
+  const dim3 grid(static_cast<unsigned>((strips + block.x - 1) / block.x),
+                  static_cast<unsigned>((cols + block.y - 1) / block.y));
+  column_sums_kernel<<<grid, block, 0, stream>>>(a, sums, rows, cols);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+REGISTER_LAUNCHER("scale", lab01::ScaleLauncher, launch_scale);
+REGISTER_LAUNCHER("dot", lab01::DotLauncher, launch_dot);
+REGISTER_LAUNCHER("column_sums", lab01::ColumnSumsLauncher, launch_column_sums);

@@ -1,0 +1,97 @@
+#include <harness/compare.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+#include <limits>
+
+using harness::compare;
+using harness::Tolerance;
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}  // namespace
+
+TEST_CASE("equal arrays compare equal, even with an exact tolerance", "[harness][compare]") {
+  const float got[] = {1, 2, 3};
+  const double ref[] = {1, 2, 3};
+  const auto c = compare(got, ref, 3, Tolerance::exact());
+  REQUIRE(c.ok());
+  REQUIRE(c.count == 3);
+  REQUIRE(c.max_abs_error == 0);
+}
+
+TEST_CASE("an element passes when |out - ref| <= atol + rtol * |ref|", "[harness][compare]") {
+  const double ref[] = {100.0};
+  const Tolerance tol{{0.5}, 0.01};  // allows 0.5 + 1.0 = 1.5
+  const float inside[] = {101.5f}, outside[] = {101.6f};
+  REQUIRE(compare(inside, ref, 1, tol).ok());
+  REQUIRE_FALSE(compare(outside, ref, 1, tol).ok());
+}
+
+TEST_CASE("per-element absolute tolerances apply to their own element", "[harness][compare]") {
+  const double ref[] = {0, 0};
+  const float got[] = {0.5f, 0.5f};
+  const auto c = compare(got, ref, 2, Tolerance{{1.0, 0.1}, 0.0});
+  REQUIRE(c.failures == 1);
+  REQUIRE(c.first.at(0).index == 1);
+}
+
+TEST_CASE("NaN never passes where a number is expected, whatever the tolerance", "[harness][compare]") {
+  const double ref[] = {1.0};
+  const float nan[] = {std::numeric_limits<float>::quiet_NaN()};
+  REQUIRE_FALSE(compare(nan, ref, 1, Tolerance{{1e30}, 1e30}).ok());
+}
+
+TEST_CASE("infinities must match exactly and NaN is expected only as NaN", "[harness][compare]") {
+  const double ref[] = {kInf, -kInf, kNaN};
+  const float right[] = {INFINITY, -INFINITY, NAN};
+  REQUIRE(compare(right, ref, 3, Tolerance{{1e30}, 1.0}).ok());
+  const float wrong[] = {-INFINITY, 3e38f, 0.0f};
+  const auto c = compare(wrong, ref, 3, Tolerance{{1e30}, 1.0});
+  REQUIRE(c.failures == 3);
+  const double finite[] = {1.0};
+  const float inf[] = {INFINITY};
+  REQUIRE_FALSE(compare(inf, finite, 1, Tolerance{{1e30}, 1e30}).ok());
+}
+
+TEST_CASE("the first mismatches are reported with index, value and expectation", "[harness][compare]") {
+  std::vector<float> got(100, 1.0f);
+  std::vector<double> ref(100, 1.0);
+  for (int i : {7, 20, 21, 22, 50, 60, 99}) got[i] = 2.0f;
+  const auto c = compare(got.data(), ref.data(), got.size(), Tolerance::exact(), 5);
+  REQUIRE(c.failures == 7);
+  REQUIRE(c.first.size() == 5);
+  REQUIRE(c.first[0].index == 7);
+  REQUIRE(c.first[0].got == 2.0);
+  REQUIRE(c.first[0].expected == 1.0);
+  REQUIRE(c.first[4].index == 50);
+  const auto text = c.describe("output 'y'", Tolerance::exact());
+  REQUIRE(text.find("7 of 100 elements differ") != std::string::npos);
+  REQUIRE(text.find("first at [7]: got 2, expected 1") != std::string::npos);
+}
+
+TEST_CASE("integer outputs compare exactly", "[harness][compare]") {
+  const std::int32_t got[] = {1, -1, 5};
+  const double ref[] = {1, -1, 4};
+  REQUIRE(compare(got, ref, 3, Tolerance::exact()).failures == 1);
+}
+
+TEST_CASE("the sum tolerance grows with the length and the magnitudes of the sum", "[harness][compare]") {
+  REQUIRE(harness::sum_tolerance(1000, 1000.0) < harness::sum_tolerance(4000, 1000.0));
+  REQUIRE(harness::sum_tolerance(1000, 1000.0) < harness::sum_tolerance(1000, 2000.0));
+  REQUIRE(harness::sum_tolerance(100, 0.0) == 0.0);
+  // 6 sqrt(n) u sum|x|: for n = 2^20 and sum|x| = 2^20, 6 * 2^10 * 2^-24 * 2^20 = 384.
+  REQUIRE(harness::sum_tolerance(1u << 20, double(1u << 20)) == 384.0);
+}
+
+TEST_CASE("a sum that drops one integer term fails at the test sizes", "[harness][compare]") {
+  // Products of integers in [-4, 4] \ {0}: |x y| <= 16. Up to n = 3000 the tolerance stays under 1.
+  for (std::size_t n : {31u, 1025u, 3000u}) {
+    CAPTURE(n);
+    const double sum_abs = 16.0 * n;  // the largest it can be
+    const double tol = harness::sum_tolerance(n, sum_abs);
+    CHECK(tol < 1.0);
+  }
+}

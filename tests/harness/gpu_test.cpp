@@ -1,0 +1,97 @@
+// Harness mechanisms that need a GPU: guard zones, poisoning, the L2 flush and interleaved timing.
+// Without a GPU these SKIP (ctest reports them skipped); with COURSE_REQUIRE_GPU=1 they fail instead.
+#include <harness/cuda_check.hpp>
+#include <harness/device.hpp>
+#include <harness/problem.hpp>
+#include <harness/timing.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+void require_gpu() {
+  std::string why;
+  if (harness::device_count(&why) > 0) return;
+  const char* req = std::getenv("COURSE_REQUIRE_GPU");
+  if (req && std::string(req) == "1") FAIL("COURSE_REQUIRE_GPU=1 but no GPU: " << why);
+  SKIP("no CUDA GPU: " << why);
+}
+
+// A problem whose "kernel" is a cudaMemcpy, so the test controls exactly what gets written.
+class CopyProblem final : public harness::Problem {
+ public:
+  explicit CopyProblem(std::int64_t n) : Problem({n}), n_(n), x_(*this, "x", n), y_(*this, "y", n) {}
+  void generate(std::uint64_t) override {
+    std::vector<float> x(n_);
+    for (std::int64_t i = 0; i < n_; ++i) x[i] = float(i + 1);
+    x_.set(x);
+    y_.expect(std::vector<double>(x.begin(), x.end()), harness::Tolerance::exact());
+  }
+  void run(const harness::Impl&, cudaStream_t s) override {
+    CUDA_CHECK(cudaMemcpyAsync(y_.data(), x_.data(), n_ * sizeof(float), cudaMemcpyDeviceToDevice, s));
+  }
+  [[nodiscard]] harness::Work work() const override { return {8.0 * n_, 0}; }
+  float* y() { return y_.data(); }
+  std::int64_t n_;
+  harness::Input<float> x_;
+  harness::Output<float> y_;
+};
+
+}  // namespace
+
+TEST_CASE("a correct run verifies and a poisoned, unwritten output does not", "[harness][gpu]") {
+  require_gpu();
+  CopyProblem p(1000);
+  p.generate(1);
+  harness::Impl none;
+  p.run(none, nullptr);
+  REQUIRE(p.verify().ok);
+  p.poison(nullptr);
+  const auto v = p.verify();
+  REQUIRE_FALSE(v.ok);
+  REQUIRE(v.message.find("got nan") != std::string::npos);
+}
+
+TEST_CASE("a write just past the end of an output is caught by its guard zone", "[harness][gpu]") {
+  require_gpu();
+  CopyProblem p(1000);
+  p.generate(1);
+  harness::Impl none;
+  p.run(none, nullptr);
+  CUDA_CHECK(cudaMemset(p.y() + 1000, 0, sizeof(float)));  // element n: one past the end
+  const auto v = p.verify();
+  REQUIRE_FALSE(v.ok);
+  REQUIRE(v.message.find("out-of-bounds write") != std::string::npos);
+}
+
+TEST_CASE("a write before the start of an output is caught too", "[harness][gpu]") {
+  require_gpu();
+  CopyProblem p(64);
+  p.generate(1);
+  harness::Impl none;
+  p.run(none, nullptr);
+  CUDA_CHECK(cudaMemset(p.y() - 3, 0, sizeof(float)));
+  REQUIRE_FALSE(p.verify().ok);
+}
+
+TEST_CASE("interleaved timing returns a plausible median for each contender", "[harness][gpu][timing]") {
+  require_gpu();
+  const auto info = harness::device_info();
+  harness::Stream stream;
+  harness::DeviceBuffer<unsigned char> small(1 << 20), big(256 << 20);
+  harness::L2Flusher flusher(info.l2_bytes);
+  harness::TimingOptions options;
+  options.max_seconds = 2;
+  const auto s = harness::time_interleaved(
+      {{"small", [&](cudaStream_t st) { CUDA_CHECK(cudaMemsetAsync(small.get(), 1, small.bytes(), st)); }},
+       {"big", [&](cudaStream_t st) { CUDA_CHECK(cudaMemsetAsync(big.get(), 1, big.bytes(), st)); }}},
+      options, stream.get(), flusher);
+  REQUIRE(s.size() == 2);
+  REQUIRE(s[0].samples >= options.min_samples);
+  REQUIRE(s[0].samples == s[1].samples);  // one sample of each per round
+  REQUIRE(s[0].median > 0);
+  REQUIRE(s[1].median > 10 * s[0].median);  // 256x the bytes
+}
