@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The GPU check: build from a clean tree, run every test with the GPU required, grade the reference solutions and the
+# stubs (the course checking itself, twice, to show grades repeat), and leave the JSON and console output in OUT_DIR.
+#
+#   scripts/gpu-check.sh OUT_DIR [COMMIT]
+#
+# Dependencies missing on the GPU machine (CLI11) are found under .deps/root/usr when present (see README).
+set -uo pipefail
+out=$(mkdir -p "${1:?usage: scripts/gpu-check.sh OUT_DIR [COMMIT]}" && cd "$1" && pwd)
+commit=${2:-unknown}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-/tmp/course-build}
+jobs=$(nproc)
+export COURSE_REQUIRE_GPU=1
+status=0
+step() { echo; echo "== $*"; }
+
+prefix=()
+[ -d "$root/.deps/root/usr" ] && prefix=(-DCMAKE_PREFIX_PATH="$root/.deps/root/usr")
+
+step "GPU"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+
+step "configure (clean build directory $build)"
+rm -rf "$build"
+cmake -S "$root" -B "$build" -G "Unix Makefiles" "${prefix[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+
+# The student's path, timed as the issue states it: a fresh configured build directory, one lab, one grade.
+step "make lab1 && ./grade lab1 (fresh build directory)"
+start=$(date +%s)
+(cd "$build" && make -j"$jobs" lab1 grade >"$out/build-lab1.log" 2>&1 && ./grade lab1 --output "$out/student-lab1.json") \
+  | tee "$out/student-lab1.txt" || status=1
+echo "make lab1 && ./grade lab1: $(( $(date +%s) - start )) s" | tee -a "$out/student-lab1.txt"
+
+step "build everything"
+make -C "$build" -j"$jobs" >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+
+step "every test, GPU required"
+(cd "$build" && ctest -j4 --output-on-failure) >"$out/ctest.log" 2>&1 || status=1
+grep -E "tests passed|Failed|\*\*\*" "$out/ctest.log" | tail -25
+
+step "self-check: references must get full marks, stubs almost no performance points (graded twice)"
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | grep -oE '[a-z][0-9]{2,4}[a-z]?' | head -1)
+(cd "$build" && ./grade all --self-check --repeat 2 --commit "$commit" --output "$out/${gpu:-gpu}.json") \
+  | tee "$out/self-check.txt" || status=1
+
+exit $status
