@@ -3,6 +3,9 @@
 #   labs/NN_name/                      solutions/NN_name/
 #     <contract>.hpp  launcher types     solution.cu      the reference   -> implementation "reference"
 #     *.cpp           problems, CPU refs wrong/<bug>.cu   known-wrong     -> implementation "wrong_<bug>"
+#     support/*.cu    lab code with kernels that is no implementation (ceilings, library peers)
+#     lab.cmake       optional: extra settings for the target named ${target} (e.g. linking cuBLAS); included for
+#                     the lab binary and for its CPU test binary, which compile the same sources
 #     student.cu      the stub           -> "student" (LABN_STUDENT_SOURCE points elsewhere to grade a submission)
 #     baseline.cu     naive baseline     -> "baseline"
 #     cpu_tests.cpp   Catch2 tests of the CPU side, run in CI
@@ -22,13 +25,19 @@ function(add_lab dir)
   file(GLOB cpu_sources CONFIGURE_DEPENDS ${dir}/*.cpp)
   list(FILTER cpu_sources EXCLUDE REGEX "/cpu_tests\\.cpp$")
 
-  add_executable(${lab} ${cpu_sources})
+  file(GLOB support_sources CONFIGURE_DEPENDS ${dir}/support/*.cu)
+  add_executable(${lab} ${cpu_sources} ${support_sources})
   target_compile_definitions(${lab} PRIVATE HARNESS_LAB=${id})
   target_include_directories(${lab} PRIVATE ${dir})
   target_link_libraries(${lab} PRIVATE harness_lab_main)
   # Exercise specs are designated initializers that leave optional members out on purpose.
-  target_compile_options(${lab} PRIVATE -Wall -Wextra -Wno-missing-field-initializers)
+  target_compile_options(${lab} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
   set_target_properties(${lab} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${COURSE_BIN_DIR})
+
+  if(EXISTS ${dir}/lab.cmake)
+    set(target ${lab})
+    include(${dir}/lab.cmake)
+  endif()
 
   _lab_implementation(${lab} ${dir} student ${${lab}_STUDENT_SOURCE})
   _lab_implementation(${lab} ${dir} baseline ${dir}/baseline.cu)
@@ -66,7 +75,8 @@ function(add_lab dir)
 
   # CPU tests of the lab (references, generators, the manifest agreeing with the code): run in CI.
   set(cpu_test_target ${lab}_cpu_tests)
-  add_executable(${cpu_test_target} ${cpu_sources} ${PROJECT_SOURCE_DIR}/tests/labs/lab_consistency.cpp)
+  add_executable(${cpu_test_target} ${cpu_sources} ${support_sources}
+                 ${PROJECT_SOURCE_DIR}/tests/labs/lab_consistency.cpp)
   if(EXISTS ${dir}/cpu_tests.cpp)
     target_sources(${cpu_test_target} PRIVATE ${dir}/cpu_tests.cpp)
   endif()
@@ -74,7 +84,11 @@ function(add_lab dir)
                              LAB_MANIFEST="${dir}/manifest.json")
   target_include_directories(${cpu_test_target} PRIVATE ${dir})
   target_link_libraries(${cpu_test_target} PRIVATE harness Catch2::Catch2WithMain nlohmann_json::nlohmann_json)
-  target_compile_options(${cpu_test_target} PRIVATE -Wall -Wextra -Wno-missing-field-initializers)
+  target_compile_options(${cpu_test_target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
+  if(EXISTS ${dir}/lab.cmake)  # the same extra settings (libraries) for the CPU tests, which link the same sources
+    set(target ${cpu_test_target})
+    include(${dir}/lab.cmake)
+  endif()
   catch_discover_tests(${cpu_test_target} TEST_PREFIX "${lab}.cpu." PROPERTIES LABELS "cpu;${lab}")
 endfunction()
 

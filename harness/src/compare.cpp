@@ -17,13 +17,15 @@ double sum_tolerance(std::size_t terms, double sum_abs) {
   return kLambda * std::sqrt(static_cast<double>(terms)) * kUnitRoundoff * sum_abs;
 }
 
-std::string Comparison::describe(const std::string& what, const Tolerance& tol) const {
+std::string Comparison::describe(const std::string& what, const Tolerance& tol,
+                                 const std::vector<std::size_t>* index_map) const {
   std::ostringstream os;
   os.precision(9);
   os << what << ": " << failures << " of " << count << " elements differ";
   for (std::size_t k = 0; k < first.size(); ++k) {
     const auto& m = first[k];
-    os << (k == 0 ? "; first at [" : ", [") << m.index << "]: got " << m.got << ", expected " << m.expected;
+    os << (k == 0 ? "; first at [" : ", [") << (index_map ? index_map->at(m.index) : m.index) << "]: got " << m.got
+       << ", expected " << m.expected;
     if (k == 0) os << " (tolerance " << tol.atol_at(m.index) + tol.rtol * std::fabs(m.expected) << ")";
   }
   return os.str();

@@ -16,6 +16,16 @@ void device_free(void* ptr) noexcept {
   if (ptr) CUDA_CHECK_NOTHROW(cudaFree(ptr));
 }
 
+void* pinned_malloc(std::size_t bytes) {
+  void* p = nullptr;
+  if (bytes > 0) CUDA_CHECK(cudaMallocHost(&p, bytes));
+  return p;
+}
+
+void pinned_free(void* ptr) noexcept {
+  if (ptr) CUDA_CHECK_NOTHROW(cudaFreeHost(ptr));
+}
+
 Stream::Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
 Stream::~Stream() {
   if (s_) CUDA_CHECK_NOTHROW(cudaStreamDestroy(s_));

@@ -97,10 +97,18 @@ void Output<T>::verify(bool check_contents, std::vector<std::string>& problems) 
     problems.push_back("out-of-bounds write: something wrote just outside output '" + name() + "' (" +
                        std::to_string(count_) + " elements)");
   if (!check_contents) return;
-  if (reference_.size() != count_)
+  const std::size_t checked = sampled_.empty() ? count_ : sampled_.size();
+  if (reference_.size() != checked)
     throw std::logic_error("output '" + name() + "' has no reference of the right size (course bug)");
   std::vector<T> got(count_);
   download(got.data());
+  if (!sampled_.empty()) {  // gather the samples, compare, and report mismatches by their index in the output
+    std::vector<T> picked(checked);
+    for (std::size_t k = 0; k < checked; ++k) picked[k] = got.at(sampled_[k]);
+    const Comparison c = compare(picked.data(), reference_.data(), checked, tolerance_);
+    if (!c.ok()) problems.push_back(c.describe("output '" + name() + "' (sampled)", tolerance_, &sampled_));
+    return;
+  }
   const Comparison c = compare(got.data(), reference_.data(), count_, tolerance_);
   if (!c.ok()) problems.push_back(c.describe("output '" + name() + "'", tolerance_));
 }

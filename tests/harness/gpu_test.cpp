@@ -52,7 +52,7 @@ TEST_CASE("a correct run verifies and a poisoned, unwritten output does not", "[
   p.poison(nullptr);
   const auto v = p.verify();
   REQUIRE_FALSE(v.ok);
-  REQUIRE(v.message.find("got nan") != std::string::npos);
+  REQUIRE(v.message.find("nan") != std::string::npos);  // the poison prints as nan or -nan
 }
 
 TEST_CASE("a write just past the end of an output is caught by its guard zone", "[harness][gpu]") {

@@ -46,8 +46,10 @@ struct Comparison {
   std::vector<Mismatch> first;         ///< the first few failures, in index order
   double max_abs_error = 0.0;          ///< over the finite pairs
   [[nodiscard]] bool ok() const { return failures == 0; }
-  /// "3 of 1025 elements differ; first at [1024]: got nan, expected 12 (tolerance 0)".
-  [[nodiscard]] std::string describe(const std::string& what, const Tolerance& tol) const;
+  /// "3 of 1025 elements differ; first at [1024]: got nan, expected 12 (tolerance 0)". With `index_map`, element k
+  /// of the comparison is reported as index_map[k] (for sampled checks).
+  [[nodiscard]] std::string describe(const std::string& what, const Tolerance& tol,
+                                     const std::vector<std::size_t>* index_map = nullptr) const;
 };
 
 /// Compares `got[0..n)` with `expected[0..n)`. A NaN expectation requires NaN; an infinite one requires the same

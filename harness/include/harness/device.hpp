@@ -39,6 +39,31 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
+/// Owns `count` elements of page-locked host memory (cudaMallocHost), which copies can overlap with kernels.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count);
+  ~PinnedBuffer();
+  PinnedBuffer(PinnedBuffer&& other) noexcept
+      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+    std::swap(ptr_, other.ptr_);
+    std::swap(count_, other.count_);
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  [[nodiscard]] T* get() const noexcept { return ptr_; }
+  [[nodiscard]] std::size_t size() const noexcept { return count_; }
+  [[nodiscard]] T& operator[](std::size_t i) const noexcept { return ptr_[i]; }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
 /// Owns a cudaStream_t (non-blocking with respect to the legacy default stream). Move-only.
 class Stream {
  public:
@@ -103,6 +128,16 @@ std::string cuda_version_string(int version);
 // ---- implementation of the template ----
 void* device_malloc(std::size_t bytes);
 void device_free(void* ptr) noexcept;
+void* pinned_malloc(std::size_t bytes);
+void pinned_free(void* ptr) noexcept;
+
+template <class T>
+PinnedBuffer<T>::PinnedBuffer(std::size_t count)
+    : ptr_(static_cast<T*>(pinned_malloc(count * sizeof(T)))), count_(count) {}
+template <class T>
+PinnedBuffer<T>::~PinnedBuffer() {
+  pinned_free(ptr_);
+}
 
 template <class T>
 DeviceBuffer<T>::DeviceBuffer(std::size_t count)

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -111,6 +112,15 @@ class Output : public Buffer {
   void expect(std::vector<double> reference, Tolerance tolerance) {
     reference_ = std::move(reference);
     tolerance_ = std::move(tolerance);
+    sampled_.clear();
+  }
+  /// Checks only the elements at `indices` (reference[k] belongs to indices[k]; a per-element atol follows the same
+  /// order): for shapes whose full CPU reference would take minutes, such as a 4096^3 matmul. Poisoning still
+  /// catches unwritten elements among the samples; choose samples that cover every tile and edge.
+  void expect_at(std::vector<std::size_t> indices, std::vector<double> reference, Tolerance tolerance) {
+    sampled_ = std::move(indices);
+    reference_ = std::move(reference);
+    tolerance_ = std::move(tolerance);
   }
   [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }
   [[nodiscard]] std::size_t size() const { return count_; }
@@ -120,6 +130,7 @@ class Output : public Buffer {
   std::size_t count_;
   std::vector<double> reference_;
   Tolerance tolerance_;
+  std::vector<std::size_t> sampled_;  // empty: every element
 };
 
 /// The result of checking one run.
@@ -147,8 +158,8 @@ class Problem {
   /// Poisons every output.
   void poison(cudaStream_t stream);
   /// Checks guards of every buffer and, when `check_contents`, that outputs match the reference and inputs are
-  /// unchanged. Synchronizes the device first.
-  [[nodiscard]] Verdict verify(bool check_contents = true) const;
+  /// unchanged. Synchronizes the device first. Override to check more (host outputs, say), calling this first.
+  [[nodiscard]] virtual Verdict verify(bool check_contents = true) const;
 
  private:
   friend class Buffer;
@@ -168,6 +179,17 @@ class CeilingOp {
 /// The memory ceiling: cudaMemcpyAsync device to device of `bytes_moved / 2` bytes (it reads and writes them).
 std::unique_ptr<CeilingOp> copy_ceiling(double bytes_moved);
 
+/// Something else timed beside student, reference and baseline on the same problem, in the same rounds: a library
+/// (cub::DeviceReduce::Sum, cuBLAS) or an earlier stage's reference, so the student sees where they stand.
+struct Peer {
+  std::string name;
+  std::function<void(Problem&, cudaStream_t)> run;
+};
+
+/// Median milliseconds of every contender of a timed run, by name ("student", "reference", "baseline", "ceiling",
+/// and each peer's name).
+using Medians = std::map<std::string, double, std::less<>>;
+
 /// Everything the harness needs to know about one exercise.
 struct ExerciseSpec {
   std::string name;                ///< the key of launchers, manifest entries and --exercise: "scale"
@@ -178,6 +200,11 @@ struct ExerciseSpec {
   std::function<std::unique_ptr<Problem>(const Shape&)> make;
   /// The ceiling at a shape. Empty: the device-to-device copy of work().bytes (memory-bound exercises).
   std::function<std::unique_ptr<CeilingOp>(const Shape&)> ceiling;
+  /// Extra contenders timed in the same rounds; reported, not graded.
+  std::vector<Peer> peers;
+  /// Extra numbers for the report, computed from the medians (for example an overlap fraction); reported as
+  /// `metrics` in the time JSON, not graded.
+  std::function<std::map<std::string, double>(const Medians&)> metrics;
 };
 
 /// This binary's lab: its id ("01_coalescing") and its exercises in registration (teaching) order.

@@ -92,12 +92,14 @@ int time(const TimeRequest& request) {
   }
 
   auto ceiling = spec->ceiling ? spec->ceiling(shape) : copy_ceiling(work.bytes);
-  const std::vector<Contender> contenders = {
+  std::vector<Contender> contenders = {
       {"student", [&](cudaStream_t s) { problem->run(student, s); }},
       {"reference", [&](cudaStream_t s) { problem->run(reference, s); }},
       {"baseline", [&](cudaStream_t s) { problem->run(baseline, s); }},
       {"ceiling", [&](cudaStream_t s) { ceiling->run(s); }},
   };
+  for (const Peer& peer : spec->peers)
+    contenders.push_back({peer.name, [&](cudaStream_t s) { peer.run(*problem, s); }});
   TimingOptions options;
   options.max_seconds = request.max_seconds;
   L2Flusher flusher(device.l2_bytes);
@@ -115,6 +117,11 @@ int time(const TimeRequest& request) {
   }
   out["percent_of_ceiling"] =
       100.0 * out["runners"]["student"]["rate"].get<double>() / out["runners"]["ceiling"]["rate"].get<double>();
+  if (spec->metrics) {
+    Medians medians;
+    for (std::size_t i = 0; i < contenders.size(); ++i) medians[contenders[i].name] = summaries[i].median;
+    out["metrics"] = spec->metrics(medians);
+  }
 
   // Fresh inputs, poisoned outputs, one more run: a kernel that skips work once it has seen its buffers fails here.
   problem->generate(kRecheckSeed);
