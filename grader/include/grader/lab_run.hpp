@@ -1,0 +1,141 @@
+#pragma once
+/// @file lab_run.hpp
+/// @brief Grades one lab: runs its binary per docs/protocol.md, reads what it wrote, and classifies every failure.
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "grader/discovery.hpp"
+#include "grader/formula.hpp"
+#include "grader/manifest.hpp"
+
+namespace grader {
+
+/// How grading one exercise went.
+enum class Status {
+  kOk,         ///< every test passed and the timed run was correct
+  kWrong,      ///< a test failed, or the timed run's output was wrong
+  kTimeout,    ///< the check or time run hung and was killed
+  kCrash,      ///< killed by a signal, or an exit code the protocol does not define
+  kCudaError,  ///< exit 110: a CUDA call or launch failed
+  kBadOutput,  ///< the results file is missing or unparseable
+  kMissing,    ///< exit 113: the implementation has no launcher for this exercise
+  kNoBinary,   ///< the lab binary is not built
+};
+
+/// The status as printed and stored in JSON: ok, wrong, timeout, crash, cuda-error, bad-output, missing, no-binary.
+std::string_view to_string(Status status);
+
+/// One runner's numbers from a timed run.
+struct RunnerTiming {
+  double median_ms = 0;
+  std::optional<double> noise_pct;  ///< robust relative spread, in percent
+  std::optional<double> rate;       ///< in the exercise's unit (GB/s or GFLOP/s)
+};
+
+/// What `labN time` measured.
+struct Timing {
+  std::string unit;  ///< "GB/s" or "GFLOP/s"
+  RunnerTiming student, reference, baseline;
+  std::optional<RunnerTiming> ceiling;
+  std::string ceiling_what;  ///< what the ceiling measures, e.g. "device-to-device copy"
+  std::optional<double> percent_of_ceiling;
+};
+
+/// The outcome of one exercise: always filled in, whatever the binary did.
+struct ExerciseResult {
+  std::string name;
+  Status status = Status::kOk;
+  std::string message;  ///< one line for a human
+  int tests_passed = 0;
+  int tests_total = 0;
+  std::optional<Timing> timing;  ///< empty when there was no readable timed run
+  Score score;
+  double correctness_max = 0;
+  double performance_max = 0;
+
+  /// correctness_max + performance_max.
+  double max_score() const { return correctness_max + performance_max; }
+};
+
+/// The outcome of one lab for one implementation.
+struct LabResult {
+  int number = 0;
+  std::string id;
+  std::string title;
+  double weight = 1;
+  bool built = true;            ///< false: the binary is missing and every exercise is no-binary
+  std::string message;          ///< a lab-level problem (not built), else empty
+  double check_timeout_s = 0;   ///< the limits used
+  double time_timeout_s = 0;
+  std::vector<ExerciseResult> exercises;
+
+  /// Sum of the exercises' scores.
+  double score() const;
+  /// Sum of the exercises' maximum scores.
+  double max_score() const;
+};
+
+/// How to grade.
+struct GradeOptions {
+  std::string impl = "student";          ///< the implementation graded in the student slot
+  std::filesystem::path bin_dir;         ///< where `labN` lives
+  std::filesystem::path work_dir;        ///< results files go to `work_dir/labN/EX.check.jsonl` and `EX.time.json`
+  std::string seeds;                     ///< passed to `check --seeds` when not empty
+  std::string exercise;                  ///< grade only this exercise when not empty
+  std::optional<double> check_timeout_s; ///< overrides the manifest
+  std::optional<double> time_timeout_s;  ///< overrides the manifest
+  double kill_grace_s = 2;               ///< between SIGTERM and SIGKILL of a hung run
+  std::function<void(const std::string&)> progress;  ///< told what runs next (may be empty)
+};
+
+/// What `labN info` answered.
+struct InfoOutcome {
+  enum class Kind { kOk, kNoGpu, kNoBinary, kFailed } kind = Kind::kFailed;
+  nlohmann::json info;  ///< the parsed JSON object when kind is kOk
+  std::string message;  ///< the binary's stderr line (no GPU) or what went wrong
+};
+
+/// Runs `binary info` with a 30 s limit.
+InfoOutcome query_info(const std::filesystem::path& binary);
+
+/// The message for a lab that is not built: "lab2 is not built: run `make lab2` in the build directory".
+std::string not_built_message(int lab_number);
+
+/// Grades every exercise of the manifest (or only `options.exercise`), in manifest order. Never throws for anything
+/// the binary does; a missing binary gives a result whose exercises all have status no-binary.
+LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOptions& options);
+
+/// What a check results file (JSON lines) holds.
+struct CheckFile {
+  bool has_plan = false;
+  int total = 0;   ///< from the plan line(s)
+  int cases = 0;   ///< case lines found
+  int passed = 0;  ///< case lines with "ok": true
+  std::string first_failure;  ///< "shape 31 seed 1: <message>" of the first failed case
+  std::string error;          ///< why the file is unusable, else empty
+};
+
+/// Parses a check results file for one exercise. A last line cut off mid-write (no newline, not JSON) is ignored:
+/// the process died while writing it.
+CheckFile parse_check_results(std::string_view text, std::string_view exercise);
+
+/// What a time results file holds.
+struct TimeFile {
+  std::optional<bool> correct;   ///< empty if the field is missing
+  std::string message;
+  std::optional<Timing> timing;  ///< empty if the runners are missing or incomplete
+  std::string timing_problem;    ///< why `timing` is empty
+  std::string error;             ///< why the file is unusable, else empty
+};
+
+/// Parses a time results file.
+TimeFile parse_time_results(std::string_view text);
+
+}  // namespace grader

@@ -1,0 +1,58 @@
+#pragma once
+/// @file manifest.hpp
+/// @brief A lab's grading manifest (`labs/NN_name/manifest.json`): points, timeouts and what its stub must do.
+///
+/// Instructors edit manifests without recompiling, so every field is checked and every error names the file and the
+/// field (`labs/01_coalescing/manifest.json: field 'exercises[1].stub': ...`).
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace grader {
+
+/// A manifest that cannot be used; what() names the file and the field.
+class ManifestError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What the shipped stub of an exercise is expected to do (checked by `grade --self-check`).
+enum class StubKind {
+  kSlow,       ///< passes every test and earns at most 10% of the performance points
+  kIncorrect,  ///< fails at least one test by design
+};
+
+/// "slow" or "incorrect".
+std::string_view to_string(StubKind kind);
+
+/// One exercise of a lab and its points.
+struct ExerciseSpec {
+  std::string name;                ///< as the lab binary knows it (`--exercise NAME`)
+  double correctness_points = 0;   ///< shared among the tests (partial credit)
+  double performance_points = 0;   ///< scaled by the performance fraction
+  StubKind stub = StubKind::kSlow;
+
+  /// correctness_points + performance_points.
+  double max_score() const { return correctness_points + performance_points; }
+};
+
+/// The parsed `manifest.json` of one lab.
+struct Manifest {
+  std::string title;
+  double weight = 1.0;           ///< the lab's weight in `grade all`'s weighted total
+  double check_timeout_s = 120;  ///< limit of one `labN check` run
+  double time_timeout_s = 300;   ///< limit of one `labN time` run
+  double full_marks_at = 1.1;    ///< full performance points at or below this multiple of the reference time
+  std::vector<ExerciseSpec> exercises;
+};
+
+/// Parses manifest text; `source` (the file name) prefixes every error message. Throws ManifestError.
+Manifest parse_manifest(std::string_view text, const std::string& source);
+
+/// Reads and parses a manifest file. Throws ManifestError.
+Manifest load_manifest(const std::filesystem::path& file);
+
+}  // namespace grader

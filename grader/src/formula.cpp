@@ -1,0 +1,49 @@
+#include "grader/formula.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace grader {
+
+// The grade formula (the README quotes this comment):
+//
+//   Correctness points = correctness_points * passed / total (partial credit; 0 when total is 0, i.e. when the
+//   check run wrote no plan line).
+//
+//   Performance fraction f: 0 unless every test passed (passed == total > 0) and the timed run was correct:
+//   correctness is a gate. Otherwise, with t_s, t_r and t_b the median times of the student, the reference and the
+//   baseline, all measured in the same run, and full = full_marks_at * t_r (full_marks_at defaults to 1.1):
+//     f = 1                                  if t_s <= full
+//     f = 0                                  if t_s >= t_b
+//     f = ln(t_b / t_s) / ln(t_b / full)     otherwise (log scale: each halving of the time earns the same points)
+//   Degenerate case: if t_b <= full (the baseline is not slower than the full-marks time), f = 1 if t_s <= full
+//   and 0 otherwise. A time that is not a positive finite number gives f = 0.
+//
+//   Performance points = performance_points * f.
+//   Exercise score = correctness points + performance points; a lab's score is the sum over its exercises.
+//   `grade all` adds a weighted total: sum(weight * score / max_score) / sum(weight), in percent, with each lab's
+//   weight from its manifest.
+Score score_exercise(const ScoreInputs& in) {
+  Score s;
+  const int total = std::max(in.tests_total, 0);
+  const int passed = std::clamp(in.tests_passed, 0, total);
+  s.correctness = total > 0 ? in.correctness_points * passed / total : 0.0;
+
+  const auto valid = [](double t) { return std::isfinite(t) && t > 0; };
+  const bool gate = total > 0 && passed == total && in.timed_run_correct;
+  if (gate && valid(in.student_ms) && valid(in.reference_ms) && valid(in.baseline_ms) && in.full_marks_at > 0) {
+    const double ts = in.student_ms, tb = in.baseline_ms, full = in.full_marks_at * in.reference_ms;
+    if (ts <= full) {
+      s.perf_fraction = 1;
+    } else if (tb <= full || ts >= tb) {
+      s.perf_fraction = 0;
+    } else {
+      s.perf_fraction = std::clamp(std::log(tb / ts) / std::log(tb / full), 0.0, 1.0);
+    }
+  }
+  s.performance = in.performance_points * s.perf_fraction;
+  s.total = s.correctness + s.performance;
+  return s;
+}
+
+}  // namespace grader

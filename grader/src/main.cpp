@@ -1,0 +1,327 @@
+// grade: grades the course's labs by running their binaries (lab1, lab2, ...) as child processes.
+//
+//   make lab1 && ./grade lab1        grade one lab (the binaries sit next to grade in the build directory)
+//   ./grade all --self-check         instructors: the reference earns full marks, every stub behaves as shipped
+//
+// The protocol with the lab binaries is docs/protocol.md; the grade formula is in grader/src/formula.cpp.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "grader/discovery.hpp"
+#include "grader/lab_run.hpp"
+#include "grader/manifest.hpp"
+#include "grader/process.hpp"
+#include "grader/report.hpp"
+#include "grader/self_check.hpp"
+
+#ifndef COURSE_LABS_DIR
+#define COURSE_LABS_DIR "labs"
+#endif
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace grader;
+
+constexpr int kExitGraded = 0;
+constexpr int kExitUsage = 1;
+constexpr int kExitNoGpu = 3;
+constexpr int kExitSelfCheckFailed = 4;
+constexpr int kExitNothingGradable = 5;
+
+constexpr const char* kFooter = R"(
+LAB is lab1, 1, 01 or 01_coalescing (a folder of the labs directory with a manifest.json); `all` grades every lab.
+Each lab's binary is <bin-dir>/labN. Per exercise the grader runs `labN check`, then, if every test passed,
+`labN time`; points follow grader/src/formula.cpp. The table goes to the console and everything to the JSON
+results file.
+
+Examples:
+  grade lab1                          grade lab 1 (build it first: make lab1)
+  grade all                           grade every lab and print the weighted total
+  grade 01_coalescing --exercise scale
+  grade lab1 --impl reference         grade the reference solution in the student slot
+  grade all --self-check              instructors: reference must get full marks, stubs behave as in the manifest
+  grade lab1 --repeat 3               grade three times and print the largest score difference
+  grade lab1 --seeds 101,202,303      hidden seeds for the correctness tests
+  grade --list                        which labs exist and which are built
+
+Exit codes:
+  0  graded (whatever the score)
+  1  usage error, or the results file could not be written
+  3  no CUDA GPU is visible
+  4  --self-check: an expectation failed
+  5  nothing gradable (unknown lab, lab not built, broken manifest))";
+
+struct Cli {
+  std::vector<std::string> labs;
+  std::string impl = "student";
+  bool self_check = false;
+  bool list = false;
+  int repeat = 1;
+  std::string seeds, exercise, labs_dir = COURSE_LABS_DIR, bin_dir, work_dir, output = "grade-results.json", commit;
+  std::optional<double> check_timeout_s, time_timeout_s;
+};
+
+// Parses the command line; returns an exit code when the program should stop (help, usage error).
+std::optional<int> parse(int argc, char** argv, Cli& cli) {
+  CLI::App app{"Grades the CUDA course's labs by running their binaries (see docs/protocol.md).", "grade"};
+  app.footer(kFooter);
+  double check_timeout = 0, time_timeout = 0;
+  app.add_option("LAB", cli.labs, "labs to grade: lab1, 1, 01, 01_coalescing, or all");
+  auto* impl = app.add_option("--impl", cli.impl,
+                              "implementation graded in the student slot (default: student), e.g. reference");
+  auto* self_check = app.add_flag("--self-check", cli.self_check,
+                                  "grade `reference` (must earn full marks) and `student` (the shipped stub must "
+                                  "behave as the manifest's \"stub\" says); exit 4 if an expectation fails; "
+                                  "without LAB, checks every lab");
+  impl->excludes(self_check);
+  app.add_option("--repeat", cli.repeat,
+                 "grade everything N times and print the largest lab-score difference between repeats (default 1)")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--seeds", cli.seeds, "comma-separated seeds passed to `check` (instructors' hidden seeds)");
+  app.add_option("--exercise", cli.exercise, "grade only this exercise");
+  auto* check_opt = app.add_option("--check-timeout", check_timeout,
+                                   "seconds allowed for one `check` run (default: the manifest's, else 120)")
+                        ->check(CLI::PositiveNumber);
+  auto* time_opt = app.add_option("--time-timeout", time_timeout,
+                                  "seconds allowed for one `time` run (default: the manifest's, else 300)")
+                       ->check(CLI::PositiveNumber);
+  app.add_option("--labs-dir", cli.labs_dir, fmt::format("folder holding the NN_name lab folders (default: {})",
+                                                         COURSE_LABS_DIR));
+  app.add_option("--bin-dir", cli.bin_dir, "folder holding lab1, lab2, ... (default: the folder of grade itself)");
+  app.add_option("--work-dir", cli.work_dir, "folder for the labs' results files (default: <bin-dir>/grading)");
+  app.add_option("--output", cli.output, "JSON results file (default: ./grade-results.json)");
+  app.add_option("--commit", cli.commit, "commit recorded in the results (default: git rev-parse HEAD, or unknown)");
+  app.add_flag("--list", cli.list, "list the labs found and whether each is built, then exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 prints help (exit 0) or the error; every error is a usage error here.
+    return app.exit(e) == 0 ? kExitGraded : kExitUsage;
+  }
+  if (check_opt->count() > 0) cli.check_timeout_s = check_timeout;
+  if (time_opt->count() > 0) cli.time_timeout_s = time_timeout;
+  return std::nullopt;
+}
+
+fs::path executable_dir(const char* argv0) {
+  std::error_code error;
+  auto self = fs::read_symlink("/proc/self/exe", error);
+  if (error) self = fs::absolute(argv0, error);
+  return self.parent_path();
+}
+
+std::string git_commit(const fs::path& labs_dir) {
+  ProcessOptions p;
+  p.argv = {"git", "-C", (labs_dir / "..").lexically_normal().string(), "rev-parse", "HEAD"};
+  p.timeout_s = 10;
+  const auto run = run_process(p);
+  const auto line = last_line(run.out);
+  return run.exit_code == 0 && line.size() >= 7 ? line : "unknown";
+}
+
+void list_labs(const std::vector<LabEntry>& labs, const fs::path& labs_dir, const fs::path& bin_dir) {
+  fmt::print("labs in {} (binaries in {}):\n", labs_dir.string(), bin_dir.string());
+  for (const auto& lab : labs) {
+    std::string title;
+    try {
+      title = load_manifest(lab.manifest).title;
+    } catch (const ManifestError& e) {
+      title = fmt::format("(broken manifest: {})", e.what());
+    }
+    std::error_code error;
+    const bool built = fs::is_regular_file(lab_binary(bin_dir, lab.number), error);
+    fmt::print("  lab{:<3} {:<24} {:<32} {}\n", lab.number, lab.id, title,
+               built ? "built" : fmt::format("not built (make lab{})", lab.number));
+  }
+}
+
+int run(int argc, char** argv) {
+  Cli cli;
+  if (auto stop = parse(argc, argv, cli)) return *stop;
+
+  const fs::path labs_dir = cli.labs_dir;
+  const fs::path bin_dir = cli.bin_dir.empty() ? executable_dir(argv[0]) : fs::path(cli.bin_dir);
+  const auto labs = discover_labs(labs_dir);
+  if (cli.list) {
+    list_labs(labs, labs_dir, bin_dir);
+    return kExitGraded;
+  }
+  if (cli.labs.empty() && !cli.self_check) {
+    fmt::print(stderr, "grade: name the labs to grade (lab1, 1, 01, 01_coalescing) or `all`; see grade --help\n");
+    return kExitUsage;
+  }
+  if (labs.empty()) {
+    fmt::print(stderr, "grade: no labs in {} (folders NN_name/ with a manifest.json)\n", labs_dir.string());
+    return kExitNothingGradable;
+  }
+
+  std::vector<const LabEntry*> selected;
+  const bool everything = cli.labs.empty() || std::find(cli.labs.begin(), cli.labs.end(), "all") != cli.labs.end();
+  for (const auto& arg : everything ? std::vector<std::string>{} : cli.labs) {
+    const LabEntry* lab = find_lab(labs, arg);
+    if (lab == nullptr) {
+      std::string known;
+      for (const auto& l : labs) known += fmt::format("{}lab{} ({})", known.empty() ? "" : ", ", l.number, l.id);
+      fmt::print(stderr, "grade: unknown lab '{}'; labs found: {}\n", arg, known);
+      return kExitNothingGradable;
+    }
+    if (std::find(selected.begin(), selected.end(), lab) == selected.end()) selected.push_back(lab);
+  }
+  if (everything)
+    for (const auto& lab : labs) selected.push_back(&lab);
+
+  // Manifests first: a broken one is reported by name and its lab skipped, the others are still graded.
+  std::map<int, Manifest> manifests;
+  std::vector<Verdict> verdicts;
+  std::vector<const LabEntry*> usable;
+  for (const LabEntry* lab : selected) {
+    try {
+      auto manifest = load_manifest(lab->manifest);
+      const bool has_exercise = cli.exercise.empty() ||
+                                std::any_of(manifest.exercises.begin(), manifest.exercises.end(),
+                                            [&](const ExerciseSpec& s) { return s.name == cli.exercise; });
+      if (!has_exercise) continue;
+      manifests.emplace(lab->number, std::move(manifest));
+      usable.push_back(lab);
+    } catch (const ManifestError& e) {
+      fmt::print(stderr, "grade: {}\n", e.what());
+      verdicts.push_back({lab->number, 1, "", "", "manifest", false, e.what()});
+    }
+  }
+  if (usable.empty() && !cli.exercise.empty() && verdicts.empty()) {
+    fmt::print(stderr, "grade: no selected lab has an exercise named '{}'\n", cli.exercise);
+    return kExitUsage;
+  }
+
+  // `info` first, for every lab: no GPU stops everything before any grading, with one line.
+  Report report;
+  report.date = iso8601_utc(std::chrono::system_clock::now());
+  report.machine = nullptr;
+  bool any_built = false;
+  for (const LabEntry* lab : usable) {
+    const auto info = query_info(lab_binary(bin_dir, lab->number));
+    switch (info.kind) {
+      case InfoOutcome::Kind::kNoGpu:
+        fmt::print(stderr, "grade: no CUDA GPU is visible (lab{} info: {}); grading needs an NVIDIA GPU\n",
+                   lab->number, info.message);
+        return kExitNoGpu;
+      case InfoOutcome::Kind::kNoBinary: fmt::print(stderr, "{}\n", not_built_message(lab->number)); break;
+      case InfoOutcome::Kind::kFailed:
+        any_built = true;
+        fmt::print(stderr, "grade: warning: {}; grading anyway\n", info.message);
+        break;
+      case InfoOutcome::Kind::kOk:
+        any_built = true;
+        if (report.machine.is_null()) report.machine = info.info;
+        break;
+    }
+  }
+  if (!any_built) return kExitNothingGradable;
+
+  GradeOptions options;
+  options.bin_dir = bin_dir;
+  options.work_dir = cli.work_dir.empty() ? bin_dir / "grading" : fs::path(cli.work_dir);
+  options.seeds = cli.seeds;
+  options.exercise = cli.exercise;
+  options.check_timeout_s = report.check_timeout_s = cli.check_timeout_s;
+  options.time_timeout_s = report.time_timeout_s = cli.time_timeout_s;
+  options.progress = [](const std::string& what) { fmt::print(stderr, "  {} ...\n", what); };
+  report.commit = cli.commit.empty() ? git_commit(labs_dir) : cli.commit;
+
+  const std::vector<std::string> impls =
+      cli.self_check ? std::vector<std::string>{"reference", "student"} : std::vector<std::string>{cli.impl};
+  for (int repeat = 1; repeat <= cli.repeat; ++repeat) {
+    for (const auto& impl : impls) {
+      options.impl = impl;
+      RunRecord record{impl, repeat, {}};
+      const auto note = cli.repeat > 1 ? fmt::format("(impl: {}, repeat {} of {})", impl, repeat, cli.repeat)
+                                       : fmt::format("(impl: {})", impl);
+      for (const LabEntry* lab : usable) {
+        const Manifest& manifest = manifests.at(lab->number);
+        auto result = grade_lab(*lab, manifest, options);
+        fmt::print("{}\n", format_lab_table(result, note));
+        std::fflush(stdout);
+        if (cli.self_check) {
+          auto v = self_check_verdicts(result, manifest, impl, repeat);
+          verdicts.insert(verdicts.end(), v.begin(), v.end());
+        }
+        record.labs.push_back(std::move(result));
+      }
+      if (everything || record.labs.size() > 1)
+        fmt::print("weighted total ({}): {:.1f}% (lab weights from the manifests)\n\n", note,
+                   weighted_percent(record.labs));
+      report.runs.push_back(std::move(record));
+    }
+  }
+
+  if (cli.repeat > 1) {
+    nlohmann::json spreads = nlohmann::json::array();
+    double largest = 0;
+    for (const auto& s : repeat_spreads(report.runs)) {
+      fmt::print("repeat spread lab{} ({}): {:.1f}% of max score (scores {:.2f} to {:.2f} of {:g})\n", s.lab, s.impl,
+                 s.percent, s.lowest, s.highest, s.max_score);
+      largest = std::max(largest, s.percent);
+      spreads.push_back({{"lab", s.lab}, {"impl", s.impl}, {"lowest", s.lowest}, {"highest", s.highest},
+                         {"max_score", s.max_score}, {"percent", s.percent}});
+    }
+    fmt::print("largest repeat spread: {:.1f}% of max score over {} repeats\n\n", largest, cli.repeat);
+    report.repeat_spread = {{"largest_percent", largest}, {"labs", std::move(spreads)}};
+  }
+
+  bool self_check_passed = true;
+  if (cli.self_check) {
+    for (const auto& v : verdicts) {
+      fmt::print("{}\n", format_verdict(v));
+      self_check_passed = self_check_passed && v.passed;
+    }
+    for (const LabEntry* lab : selected) {
+      const auto n =
+          std::count_if(verdicts.begin(), verdicts.end(), [&](const Verdict& v) { return v.lab == lab->number; });
+      if (n == 0) continue;
+      const auto bad = std::count_if(verdicts.begin(), verdicts.end(),
+                                     [&](const Verdict& v) { return v.lab == lab->number && !v.passed; });
+      fmt::print("self-check lab{}: {} ({} of {} expectations met)\n", lab->number, bad == 0 ? "PASS" : "FAIL",
+                 n - bad, n);
+    }
+    fmt::print("self-check: {}\n\n", self_check_passed ? "PASS" : "FAIL");
+    report.self_check = self_check_json(verdicts);
+  }
+
+  const fs::path output = cli.output;
+  std::error_code error;
+  if (output.has_parent_path()) fs::create_directories(output.parent_path(), error);
+  std::ofstream file(output);
+  file << to_json(report).dump(2) << "\n";
+  file.close();
+  if (!file) {
+    fmt::print(stderr, "grade: cannot write the results file {}\n", output.string());
+    return kExitUsage;
+  }
+  fmt::print("results: {}\n", output.string());
+  return self_check_passed ? kExitGraded : kExitSelfCheckFailed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  kill_child_on_interrupt();
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    // Lab misbehaviour never lands here; this is the grader's own environment (disk, memory).
+    fmt::print(stderr, "grade: error: {}\n", e.what());
+    return kExitUsage;
+  }
+}

@@ -1,0 +1,123 @@
+#include "grader/manifest.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace grader {
+namespace {
+
+using nlohmann::json;
+
+// Field checks that all report "<file>: field '<path>': <problem>".
+struct Reader {
+  const std::string& source;
+
+  [[noreturn]] void fail(std::string_view field, std::string_view problem) const {
+    throw ManifestError(fmt::format("{}: field '{}': {}", source, field, problem));
+  }
+
+  // Unknown keys are rejected: a misspelt optional field ("full_mark_at") would otherwise silently keep its default.
+  void only_known(const json& object, std::string_view where, std::initializer_list<std::string_view> known) const {
+    for (const auto& [key, value] : object.items()) {
+      if (std::find(known.begin(), known.end(), key) == known.end())
+        fail(where.empty() ? key : fmt::format("{}.{}", where, key), "unknown field");
+    }
+  }
+
+  double number(const json& object, const char* key, std::string_view field, std::optional<double> fallback,
+                double minimum, bool strictly_above) const {
+    if (!object.contains(key)) {
+      if (!fallback) fail(field, "missing");
+      return *fallback;
+    }
+    const json& value = object.at(key);
+    if (!value.is_number()) fail(field, fmt::format("must be a number, not {}", value.dump()));
+    const double x = value.get<double>();
+    if (!std::isfinite(x)) fail(field, "must be finite");
+    if (strictly_above ? x <= minimum : x < minimum)
+      fail(field, fmt::format("must be {} {}, not {}", strictly_above ? ">" : ">=", minimum, x));
+    return x;
+  }
+
+  std::string string(const json& object, const char* key, std::string_view field) const {
+    if (!object.contains(key)) fail(field, "missing");
+    const json& value = object.at(key);
+    if (!value.is_string()) fail(field, fmt::format("must be a string, not {}", value.dump()));
+    auto text = value.get<std::string>();
+    if (text.empty()) fail(field, "must not be empty");
+    return text;
+  }
+};
+
+}  // namespace
+
+std::string_view to_string(StubKind kind) { return kind == StubKind::kSlow ? "slow" : "incorrect"; }
+
+Manifest parse_manifest(std::string_view text, const std::string& source) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ManifestError(fmt::format("{}: bad JSON: {}", source, e.what()));
+  }
+  const Reader in{source};
+  if (!root.is_object()) in.fail("(top level)", "must be a JSON object");
+  in.only_known(root, "", {"title", "weight", "timeouts", "full_marks_at", "exercises"});
+
+  Manifest m;
+  m.title = in.string(root, "title", "title");
+  m.weight = in.number(root, "weight", "weight", 1.0, 0, false);
+  m.full_marks_at = in.number(root, "full_marks_at", "full_marks_at", 1.1, 0, true);
+  if (root.contains("timeouts")) {
+    const json& timeouts = root.at("timeouts");
+    if (!timeouts.is_object()) in.fail("timeouts", "must be an object like {\"check_s\": 120, \"time_s\": 300}");
+    in.only_known(timeouts, "timeouts", {"check_s", "time_s"});
+    m.check_timeout_s = in.number(timeouts, "check_s", "timeouts.check_s", 120.0, 0, true);
+    m.time_timeout_s = in.number(timeouts, "time_s", "timeouts.time_s", 300.0, 0, true);
+  }
+
+  if (!root.contains("exercises")) in.fail("exercises", "missing");
+  const json& exercises = root.at("exercises");
+  if (!exercises.is_array()) in.fail("exercises", "must be an array");
+  if (exercises.empty()) in.fail("exercises", "must list at least one exercise");
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < exercises.size(); ++i) {
+    const json& e = exercises[i];
+    const auto where = fmt::format("exercises[{}]", i);
+    if (!e.is_object()) in.fail(where, "must be an object");
+    in.only_known(e, where, {"name", "correctness_points", "performance_points", "stub"});
+    ExerciseSpec spec;
+    spec.name = in.string(e, "name", where + ".name");
+    if (!names.insert(spec.name).second) in.fail(where + ".name", fmt::format("duplicate exercise '{}'", spec.name));
+    spec.correctness_points = in.number(e, "correctness_points", where + ".correctness_points", {}, 0, false);
+    spec.performance_points = in.number(e, "performance_points", where + ".performance_points", {}, 0, false);
+    const auto stub = in.string(e, "stub", where + ".stub");
+    if (stub == "slow") {
+      spec.stub = StubKind::kSlow;
+    } else if (stub == "incorrect") {
+      spec.stub = StubKind::kIncorrect;
+    } else {
+      in.fail(where + ".stub", fmt::format("unknown value '{}' (expected \"slow\" or \"incorrect\")", stub));
+    }
+    m.exercises.push_back(std::move(spec));
+  }
+  return m;
+}
+
+Manifest load_manifest(const std::filesystem::path& file) {
+  std::ifstream stream(file, std::ios::binary);
+  if (!stream) throw ManifestError(fmt::format("{}: cannot be read", file.string()));
+  std::ostringstream text;
+  text << stream.rdbuf();
+  return parse_manifest(text.str(), file.string());
+}
+
+}  // namespace grader

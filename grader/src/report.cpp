@@ -1,0 +1,194 @@
+#include "grader/report.hpp"
+
+#include <algorithm>
+#include <ctime>
+
+#include <fmt/format.h>
+
+namespace grader {
+namespace {
+
+using nlohmann::json;
+
+template <typename T>
+json or_null(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+// Display width of UTF-8 text ("±" is one column, two bytes): fmt's own padding counts differently across versions.
+std::size_t columns(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+std::string pad(std::string text, std::size_t width) {
+  const auto used = columns(text);
+  if (used < width) text.append(width - used, ' ');
+  return text;
+}
+
+std::string timing_cell(const RunnerTiming& r) {
+  return r.noise_pct ? fmt::format("{} ±{:.1f}%", format_ms(r.median_ms), *r.noise_pct) : format_ms(r.median_ms);
+}
+
+std::string rate_text(double rate) { return rate >= 100 ? fmt::format("{:.1f}", rate) : fmt::format("{:.3g}", rate); }
+
+}  // namespace
+
+std::string format_ms(double ms) {
+  if (ms >= 1000) return fmt::format("{:.0f}", ms);
+  if (ms >= 100) return fmt::format("{:.1f}", ms);
+  if (ms >= 10) return fmt::format("{:.2f}", ms);
+  if (ms >= 1) return fmt::format("{:.3f}", ms);
+  return fmt::format("{:.3g}", ms);
+}
+
+std::string iso8601_utc(std::chrono::system_clock::time_point time) {
+  const std::time_t t = std::chrono::system_clock::to_time_t(time);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+json to_json(const ExerciseResult& x) {
+  json j = {{"name", x.name},
+            {"status", std::string(to_string(x.status))},
+            {"message", x.message},
+            {"score", x.score.total},
+            {"max_score", x.max_score()},
+            {"correctness_points", x.score.correctness},
+            {"correctness_max", x.correctness_max},
+            {"performance_points", x.score.performance},
+            {"performance_max", x.performance_max},
+            {"perf_fraction", x.score.perf_fraction},
+            {"tests_passed", x.tests_passed},
+            {"tests_total", x.tests_total}};
+  const auto& t = x.timing;
+  const auto runner = [&](auto field) -> json {
+    if (!t) return {{"student", nullptr}, {"reference", nullptr}, {"baseline", nullptr}, {"ceiling", nullptr}};
+    return {{"student", field(t->student)},
+            {"reference", field(t->reference)},
+            {"baseline", field(t->baseline)},
+            {"ceiling", t->ceiling ? field(*t->ceiling) : json(nullptr)}};
+  };
+  j["unit"] = t ? json(t->unit) : json(nullptr);
+  j["median_ms"] = runner([](const RunnerTiming& r) { return json(r.median_ms); });
+  j["noise_pct"] = runner([](const RunnerTiming& r) { return or_null(r.noise_pct); });
+  j["rate"] = t ? or_null(t->student.rate) : json(nullptr);
+  j["ceiling_rate"] = t && t->ceiling ? or_null(t->ceiling->rate) : json(nullptr);
+  j["ceiling_what"] = t && t->ceiling ? json(t->ceiling_what) : json(nullptr);
+  j["percent_of_ceiling"] = t ? or_null(t->percent_of_ceiling) : json(nullptr);
+  return j;
+}
+
+json to_json(const LabResult& lab) {
+  json exercises = json::array();
+  for (const auto& x : lab.exercises) exercises.push_back(to_json(x));
+  return {{"lab", lab.number},
+          {"id", lab.id},
+          {"title", lab.title},
+          {"weight", lab.weight},
+          {"built", lab.built},
+          {"message", lab.message},
+          {"check_timeout_s", lab.check_timeout_s},
+          {"time_timeout_s", lab.time_timeout_s},
+          {"score", lab.score()},
+          {"max_score", lab.max_score()},
+          {"exercises", std::move(exercises)}};
+}
+
+json to_json(const Report& report) {
+  json runs = json::array();
+  for (const auto& run : report.runs) {
+    json labs = json::array();
+    for (const auto& lab : run.labs) labs.push_back(to_json(lab));
+    runs.push_back({{"impl", run.impl}, {"repeat", run.repeat}, {"labs", std::move(labs)}});
+  }
+  json j = {{"schema", 1},
+            {"date", report.date},
+            {"commit", report.commit},
+            {"machine", report.machine},
+            {"grader", {{"check_timeout_s", or_null(report.check_timeout_s)},
+                        {"time_timeout_s", or_null(report.time_timeout_s)}}},
+            {"runs", std::move(runs)}};
+  if (!report.repeat_spread.is_null()) j["repeat_spread"] = report.repeat_spread;
+  if (!report.self_check.is_null()) j["self_check"] = report.self_check;
+  return j;
+}
+
+std::string format_lab_table(const LabResult& lab, std::string_view note) {
+  // One unit for the whole column when the exercises agree; otherwise each cell names its own.
+  std::string unit;
+  bool mixed = false;
+  for (const auto& x : lab.exercises) {
+    if (!x.timing) continue;
+    if (unit.empty()) unit = x.timing->unit;
+    mixed = mixed || x.timing->unit != unit;
+  }
+  const std::string rate_heading = mixed || unit.empty() ? "rate" : unit;
+
+  std::size_t name_width = 8;
+  for (const auto& x : lab.exercises) name_width = std::max(name_width, columns(x.name));
+  name_width += 2;
+  const auto row = [&](std::string name, std::string tests, std::string s, std::string r, std::string b,
+                       std::string rate, std::string ceil, std::string points) {
+    return pad(std::move(name), name_width) + pad(std::move(tests), 9) + pad(std::move(s), 16) +
+           pad(std::move(r), 16) + pad(std::move(b), 16) + pad(std::move(rate), mixed ? 17 : 10) +
+           pad(std::move(ceil), 8) + points + "\n";
+  };
+
+  std::string out = fmt::format("lab{} {}   {}\n", lab.number, lab.title, note);
+  out += row("exercise", "tests", "student ms", "reference ms", "baseline ms", rate_heading, "% ceil", "points");
+  for (const auto& x : lab.exercises) {
+    const auto& t = x.timing;
+    std::string rate = "-", ceil = "-";
+    if (t && t->student.rate) rate = rate_text(*t->student.rate) + (mixed ? " " + t->unit : "");
+    if (t && t->percent_of_ceiling) ceil = fmt::format("{:.1f}%", *t->percent_of_ceiling);
+    out += row(x.name, x.status == Status::kNoBinary ? "-" : fmt::format("{}/{}", x.tests_passed, x.tests_total),
+               t ? timing_cell(t->student) : "-", t ? timing_cell(t->reference) : "-",
+               t ? timing_cell(t->baseline) : "-", rate, ceil,
+               fmt::format("{:.1f}/{:g}", x.score.total, x.max_score()));
+  }
+  const double max = lab.max_score();
+  out += pad("total", name_width + 9 + 16 * 3 + (mixed ? 17 : 10) + 8) +
+         fmt::format("{:.1f}/{:g} ({:.1f}%)\n", lab.score(), max, max > 0 ? 100 * lab.score() / max : 0.0);
+  if (!lab.built) {
+    out += fmt::format("  {}\n", lab.message);
+    return out;
+  }
+  for (const auto& x : lab.exercises) {
+    if (x.status != Status::kOk) out += fmt::format("  {}: {}: {}\n", x.name, to_string(x.status), x.message);
+  }
+  return out;
+}
+
+double weighted_percent(const std::vector<LabResult>& labs) {
+  double sum = 0, weights = 0;
+  for (const auto& lab : labs) {
+    if (lab.max_score() <= 0 || lab.weight <= 0) continue;
+    sum += lab.weight * lab.score() / lab.max_score();
+    weights += lab.weight;
+  }
+  return weights > 0 ? 100 * sum / weights : 0;
+}
+
+std::vector<Spread> repeat_spreads(const std::vector<RunRecord>& runs) {
+  std::vector<Spread> spreads;
+  for (const auto& run : runs) {
+    for (const auto& lab : run.labs) {
+      auto it = std::find_if(spreads.begin(), spreads.end(),
+                             [&](const Spread& s) { return s.lab == lab.number && s.impl == run.impl; });
+      if (it == spreads.end()) {
+        spreads.push_back({lab.number, run.impl, lab.score(), lab.score(), lab.max_score(), 0});
+        continue;
+      }
+      it->lowest = std::min(it->lowest, lab.score());
+      it->highest = std::max(it->highest, lab.score());
+      it->percent = it->max_score > 0 ? 100 * (it->highest - it->lowest) / it->max_score : 0;
+    }
+  }
+  return spreads;
+}
+
+}  // namespace grader

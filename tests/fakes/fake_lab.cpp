@@ -1,0 +1,241 @@
+// fake_lab: a lab binary without a GPU, speaking docs/protocol.md, so CI can test the grader end to end.
+//
+// Built as `fakebin/lab1`; its manifest is tests/fakes/labs/01_fake/manifest.json. Two exercises: `copy` (GB/s) and
+// `gemm` (GFLOP/s); implementations baseline, reference and student. It misbehaves on demand:
+//
+//   FAKE_LAB_MODE       comma-separated `mode` or `mode:exercise` items (default good). Modes: good, wrong,
+//                       hang_check, hang_time, segfault, abort, garbage, exit_early, cuda_error, no_gpu, missing,
+//                       slow_student, wrong_after_timing. Misbehaviour hits only impl `student` (the reference stays
+//                       right, as in a real lab), except no_gpu, which hits everything.
+//   FAKE_LAB_EXERCISE   limits items without `:exercise` to that exercise.
+//   FAKE_LAB_STUDENT_MS comma-separated student medians (ms); with FAKE_LAB_COUNTER_FILE set, the n-th `time` run of
+//                       the student takes the n-th value (cycling), so repeats can differ on purpose.
+//
+//   FAKE_LAB_PID_FILE   where a hanging fake writes its pid (tests check that it was killed).
+//
+// Timings (ms): copy reference 1.0, baseline 10.0, ceiling 0.9; gemm reference 2.0, baseline 40.0, ceiling 1.6.
+// A good student runs at 1.02x the reference (full marks); slow_student runs at the baseline's time.
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using nlohmann::json;
+
+struct Exercise {
+  const char* name;
+  const char* title;
+  std::vector<std::string> shapes;
+  const char* unit;
+  double work;  // bytes (GB/s) or flops (GFLOP/s) at the timed shape
+  double reference_ms, baseline_ms, ceiling_ms;
+  const char* ceiling_what;
+};
+
+const std::vector<Exercise> kExercises = {
+    {"copy", "Copy a vector", {"1", "1000", "1048576"}, "GB/s", 2.0 * 4 * 268435456, 1.0, 10.0, 0.9,
+     "device-to-device copy"},
+    {"gemm", "Multiply matrices", {"1x1x1", "33x33x33"}, "GFLOP/s", 2.0 * 4096.0 * 4096 * 4096, 2.0, 40.0, 1.6,
+     "cuBLAS SGEMM"},
+};
+const std::vector<std::string> kImpls = {"baseline", "reference", "student"};
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, separator);)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+// The mode that applies to `exercise`: the first matching FAKE_LAB_MODE item.
+std::string mode_for(const std::string& exercise) {
+  const std::string scope = env("FAKE_LAB_EXERCISE");
+  for (const auto& item : split(env("FAKE_LAB_MODE"), ',')) {
+    const auto colon = item.find(':');
+    const std::string mode = item.substr(0, colon);
+    const std::string target = colon == std::string::npos ? scope : item.substr(colon + 1);
+    if (target.empty() || target == exercise) return mode;
+  }
+  return "good";
+}
+
+bool no_gpu() {
+  for (const auto& item : split(env("FAKE_LAB_MODE"), ','))
+    if (item.substr(0, item.find(':')) == "no_gpu") return true;
+  return false;
+}
+
+[[noreturn]] void hang() {
+  if (const std::string file = env("FAKE_LAB_PID_FILE"); !file.empty()) std::ofstream(file) << getpid();
+  for (;;) pause();
+}
+
+[[noreturn]] void die_by(int sig) {
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);  // a crash on purpose should not leave core files behind
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+  std::_Exit(99);
+}
+
+void write_line(std::ofstream& out, const json& j) { out << j.dump() << "\n" << std::flush; }
+
+int run_check(const Exercise& ex, const std::string& impl, const std::string& results, const std::string& seeds_text) {
+  const std::string mode = impl == "student" ? mode_for(ex.name) : "good";
+  if (mode == "exit_early") return 0;
+  if (mode == "missing") {
+    std::cerr << "implementation '" << impl << "' has no launcher for exercise '" << ex.name << "'\n";
+    return 113;
+  }
+  std::ofstream out(results, std::ios::trunc);
+  if (mode == "garbage") {
+    out << "Segmentation fault? no: just garbage\n{\"plan\": {\"cases\": \n";
+    return 0;
+  }
+  const auto seeds = split(seeds_text.empty() ? "1,2" : seeds_text, ',');
+  const int cases = static_cast<int>(ex.shapes.size() * seeds.size());
+  write_line(out, {{"plan", {{"exercise", ex.name}, {"impl", impl}, {"cases", cases}}}});
+  std::cout << "Randomness seeded to: 1\n";
+  int index = 0, failed = 0;
+  for (const auto& shape : ex.shapes) {
+    for (const auto& seed : seeds) {
+      if (mode == "hang_check" && index == 1) hang();
+      if (mode == "segfault" && index == cases / 2) die_by(SIGSEGV);
+      if (mode == "abort" && index == 1) {
+        std::cerr << "terminate called after throwing an instance of 'std::bad_alloc'\n";
+        die_by(SIGABRT);
+      }
+      if (mode == "cuda_error" && index == 2) {
+        std::cerr << "CUDA error: an illegal memory access was encountered (cudaErrorIllegalAddress) at "
+                  << ex.name << ".cu:42\n";
+        return 110;
+      }
+      const bool ok = !(mode == "wrong" && index == 1);
+      failed += ok ? 0 : 1;
+      write_line(out, {{"exercise", ex.name}, {"shape", shape}, {"seed", std::stoi(seed)}, {"ok", ok},
+                       {"message", ok ? "" : "3 of 1000 elements differ; first at [999]: got nan, expected 0.25"}});
+      ++index;
+    }
+  }
+  std::cout << (failed == 0 ? "All tests passed\n" : "test cases failed\n");
+  return failed == 0 ? 0 : 112;
+}
+
+// The student's median for this run: FAKE_LAB_STUDENT_MS, indexed by a counter file when one is given.
+double student_ms(const Exercise& ex, const std::string& mode) {
+  if (mode == "slow_student") return ex.baseline_ms;
+  const auto values = split(env("FAKE_LAB_STUDENT_MS"), ',');
+  if (values.empty()) return 1.02 * ex.reference_ms;
+  std::size_t n = 0;
+  if (const std::string counter = env("FAKE_LAB_COUNTER_FILE"); !counter.empty()) {
+    std::ifstream(counter) >> n;
+    std::ofstream(counter, std::ios::trunc) << n + 1;
+  }
+  return std::stod(values[n % values.size()]);
+}
+
+json runner(double ms, double work) {
+  return {{"median_ms", ms},  {"min_ms", ms * 0.99}, {"max_ms", ms * 1.02},
+          {"noise_pct", 0.3}, {"samples", 12},       {"rate", work / (ms * 1e-3) / 1e9}};
+}
+
+int run_time(const Exercise& ex, const std::string& impl, const std::string& results) {
+  const std::string mode = impl == "student" ? mode_for(ex.name) : "good";
+  if (mode == "hang_time") hang();
+  if (mode == "missing") return 113;
+  std::ofstream out(results, std::ios::trunc);
+  json j = {{"exercise", ex.name}, {"impl", impl}, {"shape", ex.shapes.back()}, {"unit", ex.unit},
+            {"work", {{"bytes", ex.work}, {"flops", ex.work}}}};
+  if (mode == "wrong_after_timing") {
+    j["correct"] = false;
+    j["message"] = "output became wrong after the timed runs (first at [17]: got 0, expected 1.5)";
+    j["runners"] = json::object();
+    out << j.dump() << "\n";
+    return 112;
+  }
+  const double ms = impl == "reference" ? ex.reference_ms
+                    : impl == "baseline" ? ex.baseline_ms
+                                         : student_ms(ex, mode);
+  json ceiling = runner(ex.ceiling_ms, ex.work);
+  ceiling["what"] = ex.ceiling_what;
+  j["correct"] = true;
+  j["message"] = "";
+  j["runners"] = {{"student", runner(ms, ex.work)},
+                  {"reference", runner(ex.reference_ms, ex.work)},
+                  {"baseline", runner(ex.baseline_ms, ex.work)},
+                  {"ceiling", ceiling}};
+  j["percent_of_ceiling"] = 100.0 * ex.ceiling_ms / ms;
+  out << j.dump() << "\n";
+  std::cout << ex.name << ": student " << ms << " ms\n";
+  return 0;
+}
+
+int usage(const std::string& why) {
+  std::cerr << "fake_lab: " << why << "\nusage: lab1 info | list | check|time --impl I --exercise E --results F\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage("missing command");
+  const std::string command = argv[1];
+  std::string impl, exercise, results, seeds;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc) return usage("option " + arg + " needs a value");
+    if (arg == "--impl") impl = argv[++i];
+    else if (arg == "--exercise") exercise = argv[++i];
+    else if (arg == "--results") results = argv[++i];
+    else if (arg == "--seeds") seeds = argv[++i];
+    else return usage("unknown option " + arg);
+  }
+  if (command == "list") {
+    json list = {{"lab", "01_fake"}, {"exercises", json::array()}, {"implementations", kImpls}};
+    for (const auto& ex : kExercises) list["exercises"].push_back({{"name", ex.name}, {"title", ex.title}});
+    std::cout << list.dump() << "\n";
+    return 0;
+  }
+  if (no_gpu()) {
+    std::cerr << "no CUDA GPU is visible: cudaGetDeviceCount returned cudaErrorNoDevice (no CUDA-capable device is "
+                 "detected)\n";
+    return 111;
+  }
+  if (command == "info") {
+    std::cout << json{{"gpu", "Fake GPU 80GB"}, {"compute_capability", "9.0"}, {"sms", 132},
+                      {"l2_bytes", 52428800},   {"memory_bytes", 85520809984}, {"driver", "000.00"},
+                      {"cuda_driver", "13.0"},  {"cuda_runtime", "13.0"}}
+                     .dump()
+              << "\n";
+    return 0;
+  }
+  if (command != "check" && command != "time") return usage("unknown command " + command);
+  if (impl.empty() || exercise.empty() || results.empty()) return usage("--impl, --exercise and --results needed");
+  const Exercise* ex = nullptr;
+  for (const auto& e : kExercises)
+    if (e.name == exercise) ex = &e;
+  if (ex == nullptr || std::find(kImpls.begin(), kImpls.end(), impl) == kImpls.end()) {
+    std::cerr << "unknown exercise or implementation: " << exercise << " / " << impl << "\n";
+    return 113;
+  }
+  return command == "check" ? run_check(*ex, impl, results, seeds) : run_time(*ex, impl, results);
+}

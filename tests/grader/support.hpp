@@ -1,0 +1,119 @@
+#pragma once
+// Shared helpers of the grader tests: temporary folders and running the real `grade` against the fake lab.
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "grader/process.hpp"
+
+namespace grader_test {
+
+namespace fs = std::filesystem;
+
+/// A fresh folder under the system temp dir, removed with everything in it at scope exit.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "grader-test-XXXXXX").string();
+    path = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code error;
+    fs::remove_all(path, error);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+inline std::string read_text(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline void write_text(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file, std::ios::binary) << text;
+}
+
+/// True once `pid` is gone or a zombie (an orphan's reaping is up to init, which a test cannot wait for).
+inline bool dead(int pid) {
+  for (int i = 0; i < 100; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!stat || !std::getline(stat, line)) return true;
+    const auto state = line.substr(line.rfind(')') + 2, 1);
+    if (state == "Z" || state == "X") return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+/// The pid a child wrote to `file`, waiting up to a second for it; 0 if none.
+inline int read_pid(const fs::path& file) {
+  int pid = 0;
+  for (int i = 0; i < 100 && pid == 0; ++i) {
+    std::ifstream(file) >> pid;
+    if (pid == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return pid;
+}
+
+/// What one run of `grade` did, and the results file it wrote (null if none).
+struct GradeRun {
+  grader::ProcessResult process;
+  nlohmann::json results;
+};
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+/// Runs `grade ARGS` against the fake lab: its labs and bin dirs, a work dir and a results file inside `dir`, each
+/// unless ARGS names that option itself. With `bare`, ARGS is the whole command line.
+inline GradeRun run_grade(const TempDir& dir, std::vector<std::string> args, Env env = {}, bool bare = false) {
+  grader::ProcessOptions options;
+  options.argv = {GRADE_EXE};
+  if (!bare) {
+    const std::pair<std::string, std::string> defaults[] = {{"--labs-dir", FAKE_LABS_DIR},
+                                                            {"--bin-dir", FAKE_BIN_DIR},
+                                                            {"--work-dir", (dir.path / "work").string()},
+                                                            {"--output", (dir.path / "results.json").string()}};
+    for (const auto& [option, value] : defaults) {
+      if (std::find(args.begin(), args.end(), option) == args.end()) options.argv.insert(options.argv.end(), {option, value});
+    }
+  }
+  options.argv.insert(options.argv.end(), args.begin(), args.end());
+  // Unset unless the test sets it: the fake must not see the mode of a test that ran before.
+  for (const char* name : {"FAKE_LAB_MODE", "FAKE_LAB_EXERCISE", "FAKE_LAB_STUDENT_MS", "FAKE_LAB_COUNTER_FILE",
+                           "FAKE_LAB_PID_FILE"})
+    options.env.emplace_back(name, "");
+  for (auto& [name, value] : env) {
+    for (auto& kv : options.env)
+      if (kv.first == name) kv.second = value;
+  }
+  options.timeout_s = 90;
+  GradeRun run{grader::run_process(options), nullptr};
+  const auto file = dir.path / "results.json";
+  if (fs::exists(file)) run.results = nlohmann::json::parse(read_text(file), nullptr, false);
+  return run;
+}
+
+/// The exercise named `name` of the first lab of run `run` in a results file.
+inline const nlohmann::json& exercise(const nlohmann::json& results, const std::string& name, std::size_t run = 0) {
+  for (const auto& x : results.at("runs").at(run).at("labs").at(0).at("exercises"))
+    if (x.at("name") == name) return x;
+  throw std::runtime_error("no exercise " + name + " in the results");
+}
+
+}  // namespace grader_test

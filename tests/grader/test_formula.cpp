@@ -1,0 +1,127 @@
+// The grade formula (grader/src/formula.cpp): correctness shares, the correctness gate and the log-scaled
+// performance fraction between full marks (1.1x the reference) and the baseline.
+
+#include <cmath>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers_floating_point.hpp>
+
+#include "grader/formula.hpp"
+
+using Catch::Matchers::WithinAbs;
+using grader::score_exercise;
+using grader::ScoreInputs;
+
+namespace {
+
+// 4 correctness and 6 performance points; reference 1 ms, baseline 10 ms: full marks at or below 1.1 ms.
+ScoreInputs passing(double student_ms) {
+  ScoreInputs in;
+  in.correctness_points = 4;
+  in.performance_points = 6;
+  in.tests_passed = in.tests_total = 27;
+  in.timed_run_correct = true;
+  in.student_ms = student_ms;
+  in.reference_ms = 1.0;
+  in.baseline_ms = 10.0;
+  in.full_marks_at = 1.1;
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("performance earns full marks at or below 1.1x the reference time", "[grader][formula]") {
+  const double student_ms = GENERATE(0.5, 1.0, 1.1);
+  CAPTURE(student_ms);
+  const auto s = score_exercise(passing(student_ms));
+  CHECK(s.perf_fraction == 1.0);
+  CHECK(s.performance == 6.0);
+  CHECK(s.correctness == 4.0);
+  CHECK(s.total == 10.0);
+}
+
+TEST_CASE("performance earns nothing at or above the baseline time", "[grader][formula]") {
+  const double student_ms = GENERATE(10.0, 12.0, 1000.0);
+  CAPTURE(student_ms);
+  const auto s = score_exercise(passing(student_ms));
+  CHECK(s.perf_fraction == 0.0);
+  CHECK(s.performance == 0.0);
+  CHECK(s.total == 4.0);
+}
+
+TEST_CASE("performance is log-scaled between full marks and the baseline", "[grader][formula]") {
+  SECTION("the geometric midpoint of full marks and the baseline earns half") {
+    const auto s = score_exercise(passing(std::sqrt(1.1 * 10.0)));
+    CHECK_THAT(s.perf_fraction, WithinAbs(0.5, 1e-12));
+    CHECK_THAT(s.performance, WithinAbs(3.0, 1e-12));
+  }
+  SECTION("2 ms earns ln(10/2) / ln(10/1.1)") {
+    const auto s = score_exercise(passing(2.0));
+    CHECK_THAT(s.perf_fraction, WithinAbs(std::log(5.0) / std::log(10.0 / 1.1), 1e-12));
+    CHECK_THAT(s.perf_fraction, WithinAbs(0.729152, 1e-6));
+  }
+  SECTION("full_marks_at moves the full-marks time") {
+    auto in = passing(1.5);
+    in.full_marks_at = 1.5;
+    CHECK(score_exercise(in).perf_fraction == 1.0);
+    in.full_marks_at = 1.0;
+    CHECK_THAT(score_exercise(in).perf_fraction, WithinAbs(std::log(10 / 1.5) / std::log(10.0), 1e-12));
+  }
+}
+
+TEST_CASE("a failed test or a wrong timed run gates the performance points", "[grader][formula]") {
+  SECTION("one failed test") {
+    auto in = passing(1.0);
+    in.tests_passed = 26;
+    const auto s = score_exercise(in);
+    CHECK(s.perf_fraction == 0.0);
+    CHECK(s.performance == 0.0);
+    CHECK_THAT(s.correctness, WithinAbs(4.0 * 26 / 27, 1e-12));
+  }
+  SECTION("timed run incorrect") {
+    auto in = passing(1.0);
+    in.timed_run_correct = false;
+    const auto s = score_exercise(in);
+    CHECK(s.perf_fraction == 0.0);
+    CHECK(s.total == 4.0);
+  }
+  SECTION("no tests at all") {
+    auto in = passing(1.0);
+    in.tests_passed = in.tests_total = 0;
+    const auto s = score_exercise(in);
+    CHECK(s.total == 0.0);
+  }
+}
+
+TEST_CASE("a baseline no slower than the full-marks time gives all or nothing", "[grader][formula]") {
+  auto in = passing(1.1);
+  in.baseline_ms = 1.05;  // full = 1.1 ms > baseline
+  CHECK(score_exercise(in).perf_fraction == 1.0);
+  in.student_ms = 1.11;
+  CHECK(score_exercise(in).perf_fraction == 0.0);
+  in.baseline_ms = 1.1;  // exactly the full-marks time
+  CHECK(score_exercise(in).perf_fraction == 0.0);
+}
+
+TEST_CASE("correctness points are shared among the tests", "[grader][formula]") {
+  auto in = passing(1.0);
+  in.tests_total = 6;
+  in.tests_passed = GENERATE(0, 1, 3, 6);
+  CAPTURE(in.tests_passed);
+  CHECK_THAT(score_exercise(in).correctness, WithinAbs(4.0 * in.tests_passed / 6, 1e-12));
+
+  in.tests_passed = 9;  // more passes than planned tests cannot earn more than the points
+  CHECK(score_exercise(in).correctness == 4.0);
+}
+
+TEST_CASE("times that are not positive finite numbers earn no performance points", "[grader][formula]") {
+  const double bad = GENERATE(0.0, -1.0, NAN, INFINITY);
+  CAPTURE(bad);
+  auto in = passing(bad);
+  CHECK(score_exercise(in).perf_fraction == 0.0);
+  in = passing(1.0);
+  in.reference_ms = bad;
+  CHECK(score_exercise(in).perf_fraction == 0.0);
+  CHECK(score_exercise(in).correctness == 4.0);
+}

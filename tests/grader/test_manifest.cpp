@@ -1,0 +1,120 @@
+// Manifest parsing: defaults, and an error naming the file and the field for every malformed manifest.
+
+#include <string>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "grader/manifest.hpp"
+#include "support.hpp"
+
+using Catch::Matchers::ContainsSubstring;
+using grader::ManifestError;
+using grader::parse_manifest;
+using grader::StubKind;
+
+TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
+  const auto m = parse_manifest(R"({"title": "Memory coalescing", "weight": 2.5,
+      "timeouts": {"check_s": 60, "time_s": 200}, "full_marks_at": 1.25,
+      "exercises": [{"name": "scale", "correctness_points": 4, "performance_points": 6, "stub": "slow"},
+                    {"name": "saxpy", "correctness_points": 5.5, "performance_points": 0, "stub": "incorrect"}]})",
+                                "m.json");
+  CHECK(m.title == "Memory coalescing");
+  CHECK(m.weight == 2.5);
+  CHECK(m.check_timeout_s == 60);
+  CHECK(m.time_timeout_s == 200);
+  CHECK(m.full_marks_at == 1.25);
+  REQUIRE(m.exercises.size() == 2);
+  CHECK(m.exercises[0].name == "scale");
+  CHECK(m.exercises[0].max_score() == 10);
+  CHECK(m.exercises[0].stub == StubKind::kSlow);
+  CHECK(m.exercises[1].correctness_points == 5.5);
+  CHECK(m.exercises[1].stub == StubKind::kIncorrect);
+}
+
+TEST_CASE("optional manifest fields take their defaults", "[grader][manifest]") {
+  const auto m = parse_manifest(
+      R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+      "m.json");
+  CHECK(m.weight == 1.0);
+  CHECK(m.check_timeout_s == 120);
+  CHECK(m.time_timeout_s == 300);
+  CHECK(m.full_marks_at == 1.1);
+  const auto partial = parse_manifest(
+      R"({"title": "T", "timeouts": {"time_s": 50},
+          "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+      "m.json");
+  CHECK(partial.check_timeout_s == 120);
+  CHECK(partial.time_timeout_s == 50);
+}
+
+TEST_CASE("malformed manifests are rejected naming the file and the field", "[grader][manifest]") {
+  struct Case {
+    const char* text;
+    const char* expected;
+  };
+  constexpr const char* kEx = R"("exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}])";
+  const std::string ok_exercises = kEx;
+  const auto c = GENERATE_COPY(values<Case>({
+      {"{\"title\": \"T\", ", "bad JSON"},
+      {"[1, 2]", "field '(top level)': must be a JSON object"},
+      {R"({"exercises": []})", "field 'title': missing"},
+      {R"({"title": 3})", "field 'title': must be a string"},
+      {R"({"title": "T"})", "field 'exercises': missing"},
+      {R"({"title": "T", "exercises": {}})", "field 'exercises': must be an array"},
+      {R"({"title": "T", "exercises": []})", "field 'exercises': must list at least one exercise"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": -1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'exercises[0].correctness_points': must be >= 0"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": -2, "stub": "slow"}]})",
+       "field 'exercises[0].performance_points': must be >= 0"},
+      {R"({"title": "T", "exercises": [{"name": "a", "performance_points": 2, "stub": "slow"}]})",
+       "field 'exercises[0].correctness_points': missing"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": "4", "performance_points": 2, "stub": "slow"}]})",
+       "field 'exercises[0].correctness_points': must be a number"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"},
+           {"name": "b", "correctness_points": 1, "performance_points": 2, "stub": "fast"}]})",
+       "field 'exercises[1].stub': unknown value 'fast'"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2}]})",
+       "field 'exercises[0].stub': missing"},
+      {R"({"title": "T", "exercises": [{"correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'exercises[0].name': missing"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"},
+           {"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'exercises[1].name': duplicate exercise 'a'"},
+      {R"({"title": "T", "exercises": [3]})", "field 'exercises[0]': must be an object"},
+      {R"({"title": "T", "weight": -1, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'weight': must be >= 0"},
+      {R"({"title": "T", "timeouts": {"check_s": 0}, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'timeouts.check_s': must be > 0"},
+      {R"({"title": "T", "timeouts": 5, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'timeouts': must be an object"},
+      {R"({"title": "T", "full_marks_at": "1.1", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'full_marks_at': must be a number"},
+      {R"({"title": "T", "full_mark_at": 1.2, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'full_mark_at': unknown field"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "points": 3}]})",
+       "field 'exercises[0].points': unknown field"},
+  }));
+  CAPTURE(c.text);
+  REQUIRE_THROWS_AS(parse_manifest(c.text, "labs/07_x/manifest.json"), ManifestError);
+  try {
+    parse_manifest(c.text, "labs/07_x/manifest.json");
+  } catch (const ManifestError& e) {
+    CHECK_THAT(e.what(), ContainsSubstring("labs/07_x/manifest.json: ") && ContainsSubstring(c.expected));
+  }
+  CHECK_NOTHROW(parse_manifest("{\"title\": \"T\", " + ok_exercises + "}", "x"));
+}
+
+TEST_CASE("a manifest file that cannot be read is named", "[grader][manifest]") {
+  const grader_test::TempDir dir;
+  const auto missing = dir.path / "manifest.json";
+  CHECK_THROWS_WITH(grader::load_manifest(missing), missing.string() + ": cannot be read");
+}
+
+TEST_CASE("the fake lab's own manifest is valid", "[grader][manifest]") {
+  const auto m = grader::load_manifest(std::string(FAKE_LABS_DIR) + "/01_fake/manifest.json");
+  REQUIRE(m.exercises.size() == 2);
+  CHECK(m.exercises[0].name == "copy");
+  CHECK(m.exercises[1].stub == StubKind::kIncorrect);
+}
