@@ -39,6 +39,8 @@ function(add_lab dir)
     include(${dir}/lab.cmake)
   endif()
 
+  set_property(GLOBAL APPEND PROPERTY COURSE_LAB_TARGETS ${lab})
+
   _lab_implementation(${lab} ${dir} student ${${lab}_STUDENT_SOURCE})
   _lab_implementation(${lab} ${dir} baseline ${dir}/baseline.cu)
   _lab_implementation(${lab} ${dir} reference ${solutions}/solution.cu)

@@ -1,0 +1,95 @@
+// The lab binaries' command line and exit codes (docs/protocol.md), and the real grader in front of them, on
+// whatever machine runs the tests: without a GPU every device command must say so with exit code 111 (and `grade`
+// with one line and exit 3); with one, `info` must describe it.
+#include <grader/process.hpp>
+#include <harness/exit_codes.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/generators/catch_generators_range.hpp>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace code = harness::exit_code;
+
+std::vector<std::string> lab_names() {
+  std::vector<std::string> names;
+  std::stringstream list(COURSE_LAB_TARGETS);
+  for (std::string name; std::getline(list, name, ';');) names.push_back(name);
+  return names;
+}
+
+grader::ProcessResult run(std::vector<std::string> argv, std::vector<std::pair<std::string, std::string>> env = {}) {
+  argv[0] = std::string(COURSE_BIN_DIR) + "/" + argv[0];
+  env.emplace_back("COURSE_REQUIRE_GPU", "0");  // a missing GPU is what some of these tests are about
+  return grader::run_process({.argv = std::move(argv), .timeout_s = 120, .env = std::move(env)});
+}
+
+bool gpu_present() { return run({lab_names().at(0), "info"}).exit_code == code::kOk; }
+
+}  // namespace
+
+TEST_CASE("every lab binary lists its exercises and the three implementations of each", "[labs][cli]") {
+  const auto lab = GENERATE(from_range(lab_names()));
+  CAPTURE(lab);
+  const auto r = run({lab, "list"});
+  REQUIRE(r.exit_code == code::kOk);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(j.at("lab").get<std::string>().empty());
+  REQUIRE_FALSE(j.at("exercises").empty());
+  for (const char* impl : {"student", "reference", "baseline"}) {
+    CAPTURE(impl);
+    REQUIRE(j.at("implementations").contains(impl));
+    REQUIRE(j["implementations"][impl].size() == j["exercises"].size());
+  }
+}
+
+TEST_CASE("lab binaries reject bad requests with the documented exit codes", "[labs][cli]") {
+  const auto lab = GENERATE(from_range(lab_names()));
+  CAPTURE(lab);
+  CHECK(run({lab, "--help"}).exit_code == code::kOk);
+  CHECK(run({lab}).exit_code == code::kUsage);
+  CHECK(run({lab, "frobnicate"}).exit_code == code::kUsage);
+  CHECK(run({lab, "time"}).exit_code == code::kUsage);  // --exercise is required
+  CHECK(run({lab, "check", "--impl", "nobody"}).exit_code == code::kBadSpec);
+  CHECK(run({lab, "check", "--exercise", "nothing"}).exit_code == code::kBadSpec);
+  CHECK(run({lab, "time", "--exercise", "nothing"}).exit_code == code::kBadSpec);
+  const auto first = nlohmann::json::parse(run({lab, "list"}).out)["exercises"][0]["name"].get<std::string>();
+  CHECK(run({lab, "time", "--exercise", first, "--shape", "0x3"}).exit_code == code::kUsage);
+}
+
+TEST_CASE("without a GPU, device commands exit 111 with one line, or 110 when a GPU is required",
+          "[labs][cli][nogpu]") {
+  if (gpu_present()) SKIP("a GPU is present: the GPU tests cover this binary");
+  const auto lab = GENERATE(from_range(lab_names()));
+  CAPTURE(lab);
+  for (const auto& args : std::vector<std::vector<std::string>>{{lab, "info"}, {lab, "check"}}) {
+    const auto r = run(args);
+    CHECK(r.exit_code == code::kNoDevice);
+    CHECK(r.err.find("no CUDA GPU is visible") != std::string::npos);
+    CHECK(r.err.find('\n') == r.err.size() - 1);  // exactly one line
+  }
+  CHECK(run({lab, "info"}, {{"COURSE_REQUIRE_GPU", "1"}}).exit_code == code::kCudaError);
+}
+
+TEST_CASE("with a GPU, info describes it as JSON", "[labs][cli][gpu]") {
+  if (!gpu_present()) SKIP("no GPU on this machine");
+  const auto j = nlohmann::json::parse(run({lab_names().at(0), "info"}).out);
+  REQUIRE_FALSE(j.at("gpu").get<std::string>().empty());
+  REQUIRE(j.at("sms").get<int>() > 0);
+  REQUIRE(j.at("l2_bytes").get<long>() > 0);
+}
+
+TEST_CASE("grade on a machine without a GPU prints one clear line and exits 3", "[labs][grade][nogpu]") {
+  if (gpu_present()) SKIP("a GPU is present");
+  const auto r = run({"grade", lab_names().at(0)});
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("no CUDA GPU is visible") != std::string::npos);
+  CHECK(r.err.find("Traceback") == std::string::npos);
+  CHECK(r.err.find("terminate called") == std::string::npos);
+}
