@@ -22,21 +22,23 @@ labs=all
 [ -n "${COURSE_LABS:-}" ] && labs=$(echo "$COURSE_LABS" | tr ';' ' ')
 
 step "GPU"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 
 step "configure (clean build directory $build)"
 rm -rf "$build"
-cmake -S "$root" -B "$build" -G "Unix Makefiles" "${prefix[@]}" >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake -S "$root" -B "$build" -G "Unix Makefiles" "${prefix[@]}" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 
+# At most 8 files come back from the GPU machine: build.log, student-lab1.{txt,json}, ctest.log, self-check.txt and
+# the results JSON.
 # The student's path, timed as the issue states it: a fresh configured build directory, one lab, one grade.
 step "make lab1 && ./grade lab1 (fresh build directory)"
 start=$(date +%s)
-(cd "$build" && make -j"$jobs" lab1 grade >"$out/build-lab1.log" 2>&1 && ./grade lab1 --output "$out/student-lab1.json") \
+(cd "$build" && make -j"$jobs" lab1 grade >>"$out/build.log" 2>&1 && ./grade lab1 --output "$out/student-lab1.json") \
   | tee "$out/student-lab1.txt" || status=1
 echo "make lab1 && ./grade lab1: $(( $(date +%s) - start )) s" | tee -a "$out/student-lab1.txt"
 
 step "build everything"
-make -C "$build" -j"$jobs" >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+make -C "$build" -j"$jobs" >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 
 step "every test, GPU required"
 (cd "$build" && ctest -j4 --output-on-failure) >"$out/ctest.log" 2>&1 || status=1
