@@ -33,7 +33,9 @@ struct Shape {
   [[nodiscard]] std::string str() const;
   /// Parses "1025" or "1024x33"; throws std::invalid_argument.
   static Shape parse(std::string_view text);
-  friend bool operator==(const Shape&, const Shape&) = default;
+  // Spelled out (not `= default`) so the header also compiles as CUDA C++17, for lab support kernels.
+  friend bool operator==(const Shape& a, const Shape& b) { return a.dims == b.dims; }
+  friend bool operator!=(const Shape& a, const Shape& b) { return !(a == b); }
 };
 
 /// Every pair (a, b) of `extents`, for 2D exercises: edge values in both dimensions at once.
