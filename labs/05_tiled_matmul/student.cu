@@ -1,0 +1,104 @@
+// Lab 05: tiled matmul -- YOUR FILE.
+//
+// Build and grade, from the build directory:   make lab5 && ./grade lab5
+// Check correctness only, with Catch2's report: ./lab5 check --impl student
+// Time one exercise against the reference and cuBLAS: ./lab5 time --impl student --exercise naive
+// The exercise sheet is labs/05_tiled_matmul/README.md.
+//
+// C = A * B in FP32, row-major, A m x k, B k x n. Every launcher below is correct; each is the previous exercise's
+// answer, and each exercise asks for the next step of the classic optimization sequence. The ceiling of all three
+// is cuBLAS SGEMM (FP32, no tensor cores) at 4096^3, measured in the same run. Keep the launcher names and
+// signatures: matmul.hpp is the contract. Do not use tensor cores (wmma, mma, TF32): the exercise is FP32 on CUDA
+// cores, and so is the ceiling.
+//
+//   1. naive             threadIdx.x walks rows of C: the 32 lanes of a warp read A at 32 rows (32 different
+//                        lines) and write C in a column. Map threadIdx.x to the column so a warp reads 32 adjacent
+//                        words of a row of B and writes a row segment of C.
+//   2. smem_tiled        every thread reads its whole row of A and column of B from global memory, 2k loads for 2k
+//                        flops. Stage 32 x 32 tiles of A and B in shared memory so each loaded value is used 32
+//                        times. Two __syncthreads per tile: after the stores, and before the next tile overwrites.
+//   3. register_blocked  each thread computes one element, with two shared-memory loads per multiply-add. Let each
+//                        thread compute a small tile of C (8 x 8) from values held in registers: a block of 256
+//                        threads then covers 128 x 128 of C and does 64 multiply-adds per 16 values it loads.
+//
+// Sizes that are not multiples of your tiles are tested (k = 1, 1025 x 1023 x 1025, ...): handle the edges.
+#include "matmul.hpp"
+
+#include <harness/launcher.hpp>
+
+namespace {
+
+constexpr int kTile = 32;
+
+dim3 blocks_over(std::int64_t rows, std::int64_t cols) {  // x over columns, y over rows
+  return dim3(static_cast<unsigned>((cols + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile));
+}
+
+// ---- 1. naive ------------------------------------------------------------------------------------------------
+// threadIdx.x walks rows: lane t reads a[(row0 + t) * k + p], 32 words k * 4 bytes apart, one line each.
+__global__ void naive_kernel(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
+                             std::int64_t k) {
+  const std::int64_t row = blockIdx.x * static_cast<std::int64_t>(kTile) + threadIdx.x;
+  const std::int64_t col = blockIdx.y * static_cast<std::int64_t>(kTile) + threadIdx.y;
+  if (row >= m || col >= n) return;
+  float sum = 0.0f;
+  for (std::int64_t p = 0; p < k; ++p) sum += a[row * k + p] * b[p * n + col];
+  c[row * n + col] = sum;
+}
+
+void launch_naive(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k,
+                  cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>((m + kTile - 1) / kTile), static_cast<unsigned>((n + kTile - 1) / kTile));
+  naive_kernel<<<grid, dim3(kTile, kTile), 0, stream>>>(a, b, c, m, n, k);
+  CUDA_CHECK_LAUNCH();
+}
+
+// ---- 2. smem_tiled -------------------------------------------------------------------------------------------
+// Coalesced, but every operand comes from global memory (through L1/L2) once per multiply-add.
+__global__ void coalesced_kernel(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
+                                 std::int64_t k) {
+  const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kTile) + threadIdx.y;
+  const std::int64_t col = blockIdx.x * static_cast<std::int64_t>(kTile) + threadIdx.x;
+  if (row >= m || col >= n) return;
+  float sum = 0.0f;
+  for (std::int64_t p = 0; p < k; ++p) sum += a[row * k + p] * b[p * n + col];
+  c[row * n + col] = sum;
+}
+
+void launch_smem_tiled(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k,
+                       cudaStream_t stream) {
+  coalesced_kernel<<<blocks_over(m, n), dim3(kTile, kTile), 0, stream>>>(a, b, c, m, n, k);
+  CUDA_CHECK_LAUNCH();
+}
+
+// ---- 3. register_blocked -------------------------------------------------------------------------------------
+// 32 x 32 tiles in shared memory, one element of C per thread: two shared loads per multiply-add.
+__global__ void smem_tiled_kernel(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
+                                  std::int64_t k) {
+  __shared__ float as[kTile][kTile];
+  __shared__ float bs[kTile][kTile];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kTile) + ty;
+  const std::int64_t col = blockIdx.x * static_cast<std::int64_t>(kTile) + tx;
+  float sum = 0.0f;
+  for (std::int64_t p0 = 0; p0 < k; p0 += kTile) {
+    as[ty][tx] = row < m && p0 + tx < k ? a[row * k + p0 + tx] : 0.0f;  // zeros past the edges add nothing
+    bs[ty][tx] = p0 + ty < k && col < n ? b[(p0 + ty) * n + col] : 0.0f;
+    __syncthreads();
+    for (int p = 0; p < kTile; ++p) sum += as[ty][p] * bs[p][tx];
+    __syncthreads();
+  }
+  if (row < m && col < n) c[row * n + col] = sum;
+}
+
+void launch_register_blocked(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
+                             std::int64_t k, cudaStream_t stream) {
+  smem_tiled_kernel<<<blocks_over(m, n), dim3(kTile, kTile), 0, stream>>>(a, b, c, m, n, k);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+REGISTER_LAUNCHER("naive", lab05::MatmulLauncher, launch_naive);
+REGISTER_LAUNCHER("smem_tiled", lab05::MatmulLauncher, launch_smem_tiled);
+REGISTER_LAUNCHER("register_blocked", lab05::MatmulLauncher, launch_register_blocked);

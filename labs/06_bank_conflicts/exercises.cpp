@@ -1,0 +1,97 @@
+// Lab 06's exercises: inputs, CPU references, the work each must do, and the sizes tested and timed.
+#include "cpu_reference.hpp"
+#include "support/same_pattern_copy.hpp"
+#include "transpose.hpp"
+
+#include <harness/cuda_check.hpp>
+#include <harness/problem.hpp>
+#include <harness/random.hpp>
+
+namespace lab06 {
+namespace {
+
+using harness::Input;
+using harness::Output;
+using harness::Shape;
+using harness::Tolerance;
+using harness::Work;
+
+class Transpose final : public harness::Problem {
+ public:
+  Transpose(const Shape& s, const char* exercise)
+      : Problem(s), exercise_(exercise), rows_(s[0]), cols_(s[1]), in_(*this, "in", rows_ * cols_),
+        out_(*this, "out", rows_ * cols_) {}
+  void generate(std::uint64_t seed) override {
+    // Random floats, not small integers: a transpose only moves values, so any float compares exactly, and values
+    // that are (almost surely) all different make an element delivered to the wrong place visible.
+    in_.set(harness::random_floats(rows_ * cols_, seed, -1.0f, 1.0f));
+    out_.expect(cpu::transpose(in_.host(), rows_, cols_), Tolerance::exact());
+  }
+  void run(const harness::Impl& impl, cudaStream_t s) override {
+    impl.launcher<TransposeLauncher>(exercise_)(in_.data(), out_.data(), rows_, cols_, s);
+  }
+  // Reads and writes every element once: 8 bytes per element, no arithmetic. Memory-bound.
+  [[nodiscard]] Work work() const override { return {.bytes = 8.0 * rows_ * cols_, .flops = 0}; }
+
+ private:
+  const char* exercise_;
+  std::int64_t rows_, cols_;
+  Input<float> in_;
+  Output<float> out_;
+};
+
+/// The ceiling: support/same_pattern_copy.cu on buffers of its own, the same shape as the transpose.
+class SamePatternCopy final : public harness::CeilingOp {
+ public:
+  explicit SamePatternCopy(const Shape& s) : rows_(s[0]), cols_(s[1]), in_(rows_ * cols_), out_(rows_ * cols_) {
+    CUDA_CHECK(cudaMemset(in_.get(), 0x3f, in_.size() * sizeof(float)));
+  }
+  void run(cudaStream_t stream) override { launch_same_pattern_copy(in_.get(), out_.get(), rows_, cols_, stream); }
+  [[nodiscard]] double amount() const override { return 8.0 * rows_ * cols_; }
+  [[nodiscard]] std::string what() const override {
+    return "copy with the transpose's access pattern (32x32 tiles, rows in, rows out)";
+  }
+
+ private:
+  std::int64_t rows_, cols_;
+  harness::DeviceBuffer<float> in_, out_;
+};
+
+// Every extent around a warp and a block, in both dimensions, so non-square and non-multiple-of-32 shapes of every
+// kind appear (31 x 1025 and 1025 x 31 included); then larger non-square ones, one of them with both extents odd.
+const std::vector<Shape> kShapes = [] {
+  auto shapes = harness::shapes_2d({1, 31, 32, 33, 1023, 1024, 1025}, {1, 31, 32, 33, 1025});
+  for (Shape s : {Shape{4097, 1000}, Shape{1000, 4097}, Shape{2048, 4096}}) shapes.push_back(s);
+  return shapes;
+}();
+// 8192 x 16384 floats: 512 MiB each way, 1 GiB moved, about 0.3 ms at the copy's speed on an H200 (the anchors'
+// same-pattern copy moved 512 MiB in 0.179 ms): far above launch overhead. Non-square, so a transpose that only
+// works for square matrices cannot be timed.
+const Shape kTimed = {8192, 16384};
+
+std::function<std::unique_ptr<harness::Problem>(const Shape&)> maker(const char* exercise) {
+  return [exercise](const Shape& s) { return std::make_unique<Transpose>(s, exercise); };
+}
+std::unique_ptr<harness::CeilingOp> ceiling(const Shape& s) { return std::make_unique<SamePatternCopy>(s); }
+
+}  // namespace
+
+REGISTER_EXERCISE({
+    .name = "transpose_tiled",
+    .title = "Transpose through a shared-memory tile: coalesced reads and coalesced writes",
+    .test_shapes = kShapes,
+    .timed_shape = kTimed,
+    .make = maker("transpose_tiled"),
+    .ceiling = ceiling,
+});
+
+REGISTER_EXERCISE({
+    .name = "transpose_padded",
+    .title = "Pad the tile by one word per row: column reads of the tile without bank conflicts",
+    .test_shapes = kShapes,
+    .timed_shape = kTimed,
+    .make = maker("transpose_padded"),
+    .ceiling = ceiling,
+});
+
+}  // namespace lab06

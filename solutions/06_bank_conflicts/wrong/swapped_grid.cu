@@ -1,0 +1,45 @@
+// Known-wrong fixture: the grid is sized with rows and cols swapped (x counts row tiles, y column tiles) while the
+// kernels map blockIdx.x to columns of `in`. Every square matrix comes out right; for rows != cols some tiles are
+// never transposed (they stay NaN, the poison). The tests need non-square shapes to reject it.
+#include "transpose.hpp"
+
+#include <harness/launcher.hpp>
+
+namespace {
+
+constexpr int kTile = 32, kRows = 8;
+
+dim3 swapped_grid(std::int64_t rows, std::int64_t cols) {
+  // BUG: x should count column tiles ((cols + 31) / 32) and y row tiles
+  return dim3(static_cast<unsigned>((rows + kTile - 1) / kTile), static_cast<unsigned>((cols + kTile - 1) / kTile));
+}
+
+template <int kPad>
+__global__ void transpose_tile_kernel(const float* in, float* out, std::int64_t rows, std::int64_t cols) {
+  __shared__ float tile[kTile][kTile + kPad];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const std::int64_t c = blockIdx.x * static_cast<std::int64_t>(kTile) + tx;
+  const std::int64_t r0 = blockIdx.y * static_cast<std::int64_t>(kTile) + ty;
+  for (int j = 0; j < kTile; j += kRows)
+    if (r0 + j < rows && c < cols) tile[ty + j][tx] = in[(r0 + j) * cols + c];
+  __syncthreads();
+  const std::int64_t out_c = blockIdx.y * static_cast<std::int64_t>(kTile) + tx;
+  const std::int64_t out_r0 = blockIdx.x * static_cast<std::int64_t>(kTile) + ty;
+  for (int j = 0; j < kTile; j += kRows)
+    if (out_r0 + j < cols && out_c < rows) out[(out_r0 + j) * rows + out_c] = tile[tx][ty + j];
+}
+
+void launch_transpose_tiled(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  transpose_tile_kernel<0><<<swapped_grid(rows, cols), dim3(kTile, kRows), 0, stream>>>(in, out, rows, cols);
+  CUDA_CHECK_LAUNCH();
+}
+
+void launch_transpose_padded(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  transpose_tile_kernel<1><<<swapped_grid(rows, cols), dim3(kTile, kRows), 0, stream>>>(in, out, rows, cols);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+REGISTER_LAUNCHER("transpose_tiled", lab06::TransposeLauncher, launch_transpose_tiled);
+REGISTER_LAUNCHER("transpose_padded", lab06::TransposeLauncher, launch_transpose_padded);
