@@ -56,7 +56,7 @@ TEST_CASE("grading a well-behaved lab gives full marks and complete results", "[
   CHECK(number(lab["score"]) == 20.0);
   CHECK(number(lab["max_score"]) == 20.0);
 
-  const auto& copy = exercise(j, "copy");
+  const auto copy = exercise(j, "copy");
   CHECK(copy["status"] == "ok");
   CHECK(copy["tests_passed"] == 6);
   CHECK(copy["tests_total"] == 6);
@@ -71,7 +71,7 @@ TEST_CASE("grading a well-behaved lab gives full marks and complete results", "[
   CHECK_THAT(number(copy["rate"]), WithinAbs(2.0 * 4 * 268435456 / 1.02e-3 / 1e9, 1e-6));
   CHECK(copy["ceiling_what"] == "device-to-device copy");
   CHECK_THAT(number(copy["percent_of_ceiling"]), WithinAbs(90 / 1.02, 1e-9));
-  const auto& gemm = exercise(j, "gemm");
+  const auto gemm = exercise(j, "gemm");
   CHECK(gemm["status"] == "ok");
   CHECK(gemm["tests_total"] == 4);
   CHECK(gemm["unit"] == "GFLOP/s");
@@ -110,7 +110,7 @@ TEST_CASE("every failure mode of a lab is reported with its status and a score",
   REQUIRE(run.process.exit_code == 0);
   REQUIRE(run.results.is_object());
 
-  const auto& copy = exercise(run.results, "copy");
+  const auto copy = exercise(run.results, "copy");
   CHECK(copy["status"] == c.status);
   CHECK(copy["tests_passed"] == c.passed);
   CHECK(copy["tests_total"] == c.total);
@@ -123,7 +123,7 @@ TEST_CASE("every failure mode of a lab is reported with its status and a score",
     CHECK_THAT(run.process.out, ContainsSubstring(c.message));
   }
   // The misbehaviour stays in its exercise.
-  const auto& gemm = exercise(run.results, "gemm");
+  const auto gemm = exercise(run.results, "gemm");
   CHECK(gemm["status"] == "ok");
   CHECK(number(gemm["score"]) == 10.0);
   CHECK_THAT(number(run.results["runs"][0]["labs"][0]["score"]), WithinAbs(10.0 + c.score, 1e-9));
@@ -135,7 +135,7 @@ TEST_CASE("the performance fraction of the real run follows the log scale", "[gr
   const auto run = run_grade(dir, {"lab1", "--exercise", "copy"}, {{"FAKE_LAB_STUDENT_MS", "3.3166247903554"}});
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.process.exit_code == 0);
-  const auto& copy = exercise(run.results, "copy");
+  const auto copy = exercise(run.results, "copy");
   CHECK_THAT(number(copy["perf_fraction"]), WithinAbs(0.5, 1e-9));
   CHECK_THAT(number(copy["score"]), WithinAbs(7.0, 1e-9));
   CHECK(run.results["runs"][0]["labs"][0]["exercises"].size() == 1);
@@ -172,7 +172,7 @@ TEST_CASE("the --impl option grades another implementation in the student slot",
   REQUIRE(run.process.exit_code == 0);
   CHECK(run.results["runs"][0]["impl"] == "reference");
   CHECK_THAT(run.process.out, ContainsSubstring("(impl: reference)"));
-  const auto& copy = exercise(run.results, "copy");
+  const auto copy = exercise(run.results, "copy");
   CHECK(copy["status"] == "ok");  // the fake misbehaves only as the student
   CHECK(number(copy["median_ms"]["student"]) == 1.0);
 }

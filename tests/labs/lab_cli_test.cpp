@@ -20,7 +20,7 @@ namespace code = harness::exit_code;
 std::vector<std::string> lab_names() {
   std::vector<std::string> names;
   std::stringstream list(COURSE_LAB_TARGETS);
-  for (std::string name; std::getline(list, name, ';');) names.push_back(name);
+  for (std::string name; std::getline(list, name, ',');) names.push_back(name);
   return names;
 }
 

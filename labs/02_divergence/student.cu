@@ -1,0 +1,72 @@
+// Lab 02: warp divergence -- YOUR FILE.
+//
+// Build and grade, from the build directory:   make lab2 && ./grade lab2
+// Check correctness only, with Catch2's report: ./lab2 check --impl student
+// The exercise sheet is labs/02_divergence/README.md.
+//
+// Both launchers below are correct but slow, for the same reason: the 32 lanes of a warp share one instruction
+// stream, so when lanes of one warp take different sides of a branch the warp runs both sides one after the other,
+// each with part of its lanes switched off. Rearrange which thread does which work so that whole warps agree. Keep
+// the launcher names and signatures: divergence.hpp is the contract.
+//
+//   1. branches    y[i] = even or odd path of x[i]   ceiling: the same FMAs with no divergence (compute-bound)
+//                  Remap threads to elements so each warp holds only even or only odd elements; y[i] stays y[i].
+//   2. block_sums  one sum per 256 elements          ceiling: the copy (reads 4 bytes per element)
+//                  Replace `tid % (2 * stride) == 0` with an index that keeps the working threads contiguous.
+#include "divergence.hpp"
+
+#include <harness/launcher.hpp>
+
+namespace {
+
+constexpr int kThreads = 256;
+
+// ---- 1. branches ---------------------------------------------------------------------------------------------
+// Thread i computes element i, so lanes 0, 2, 4, ... of every warp take the even path and lanes 1, 3, 5, ... the odd
+// one. A warp issues one instruction for all its lanes: it runs the even loop with the odd lanes masked off, then the
+// odd loop with the even lanes masked off, and every warp pays for both paths.
+__global__ void branches_kernel(const float* x, float* y, std::int64_t n, int iterations) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i];
+  if (i % 2 == 0) {
+    for (int k = 0; k < iterations; ++k) v = fmaf(v, lab02::kEvenScale, lab02::kEvenShift);
+  } else {
+    for (int k = 0; k < iterations; ++k) v = fmaf(v, lab02::kOddScale, lab02::kOddShift);
+  }
+  y[i] = v;
+}
+
+void launch_branches(const float* x, float* y, std::int64_t n, int iterations, cudaStream_t stream) {
+  branches_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(x, y, n,
+                                                                                                 iterations);
+  CUDA_CHECK_LAUNCH();
+}
+
+// ---- 2. block_sums -------------------------------------------------------------------------------------------
+// Interleaved addressing: at step s only threads whose index is a multiple of 2s add. At s = 1 every warp has 16
+// working lanes, at s = 2 eight, ...: all 8 warps of the block stay busy (each with a few lanes) until s = 32, so
+// every step costs as much as the first.
+__global__ void block_sums_kernel(const float* x, float* sums, std::int64_t n) {
+  __shared__ float s[lab02::kSegment];
+  const int tid = threadIdx.x;
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(lab02::kSegment) + tid;
+  s[tid] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  for (int stride = 1; stride < lab02::kSegment; stride *= 2) {
+    if (tid % (2 * stride) == 0) s[tid] += s[tid + stride];
+    __syncthreads();
+  }
+  if (tid == 0) sums[blockIdx.x] = s[0];
+}
+
+void launch_block_sums(const float* x, float* sums, std::int64_t n, cudaStream_t stream) {
+  const std::int64_t blocks = (n + lab02::kSegment - 1) / lab02::kSegment;
+  block_sums_kernel<<<static_cast<unsigned>(blocks), lab02::kSegment, 0, stream>>>(x, sums, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+REGISTER_LAUNCHER("branches", lab02::BranchesLauncher, launch_branches);
+REGISTER_LAUNCHER("block_sums", lab02::BlockSumsLauncher, launch_block_sums);

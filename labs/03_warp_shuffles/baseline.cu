@@ -1,0 +1,89 @@
+// Lab 03: the naive baseline used for grading: no performance points at or above its time.
+//
+// It is the shipped stub, kept here, outside the student's file, so that editing student.cu cannot move the zero of
+// the grading scale. Keep the two in step when the stub changes.
+#include "test_kernels.cuh"
+
+#include <harness/launcher.hpp>
+
+namespace {
+
+// The warp functions through shared memory: each warp owns one row of 32 floats of a block-wide scratch array, and
+// __syncwarp(mask) orders the writes and reads of the calling lanes. Every step is a store, a barrier, a load and
+// another barrier, where a shuffle would be one instruction that moves a register straight to another lane.
+__device__ float* warp_row() {
+  __shared__ float scratch[32][32];  // one row per warp of a block of up to 1024 threads
+  return scratch[threadIdx.x / 32];
+}
+
+struct Ops {
+  // ---- 1. lane 0 gets the sum of the calling lanes ---------------------------------------------------------------
+  static __device__ float warp_sum(float v, unsigned mask) {
+    float* row = warp_row();
+    const int lane = threadIdx.x % 32, lanes = __popc(mask);
+    row[lane] = v;
+    __syncwarp(mask);
+    for (int offset = 16; offset > 0; offset /= 2) {
+      if (lane < offset && lane + offset < lanes) row[lane] += row[lane + offset];
+      __syncwarp(mask);
+    }
+    const float total = row[0];
+    __syncwarp(mask);  // everyone has read row[0] before the next call overwrites the row
+    return total;
+  }
+
+  // ---- 2. every calling lane gets the sum; every calling lane gets lane src's value ------------------------------
+  static __device__ float warp_allreduce(float v, unsigned mask) {
+    return warp_sum(v, mask);  // warp_sum already leaves the total where every lane reads it
+  }
+  static __device__ float warp_broadcast(float v, int src, unsigned mask) {
+    float* row = warp_row();
+    row[threadIdx.x % 32] = v;
+    __syncwarp(mask);
+    const float value = row[src];
+    __syncwarp(mask);
+    return value;
+  }
+
+  // ---- 3. inclusive scan over the calling lanes (Hillis-Steele) ---------------------------------------------------
+  static __device__ float warp_inclusive_scan(float v, unsigned mask) {
+    float* row = warp_row();
+    const int lane = threadIdx.x % 32;
+    row[lane] = v;
+    __syncwarp(mask);
+    for (int offset = 1; offset < 32; offset *= 2) {
+      const float add = lane >= offset ? row[lane - offset] : 0.0f;
+      __syncwarp(mask);  // all reads of this step before any write
+      row[lane] += add;
+      __syncwarp(mask);
+    }
+    const float result = row[lane];
+    __syncwarp(mask);
+    return result;
+  }
+
+  // ---- 4. thread 0 gets the block's sum: a shared-memory tree over the whole block -------------------------------
+  // log2(blockDim) steps, each ending in a __syncthreads that the whole block waits for.
+  static __device__ float block_sum(float v) {
+    __shared__ float tree[1024];
+    const int tid = threadIdx.x, size = blockDim.x;
+    tree[tid] = v;
+    __syncthreads();
+    int half = 1;
+    while (2 * half < size) half *= 2;  // the largest power of two below size (or 1)
+    for (; half > 0; half /= 2) {
+      if (tid < half && tid + half < size) tree[tid] += tree[tid + half];
+      __syncthreads();
+    }
+    const float total = tree[0];
+    __syncthreads();  // everyone has read tree[0] before the next call overwrites the tree
+    return total;
+  }
+};
+
+}  // namespace
+
+REGISTER_LAUNCHER("warp_sum", lab03::Launcher, lab03::launch_warp_sum<Ops>);
+REGISTER_LAUNCHER("warp_allreduce", lab03::Launcher, lab03::launch_warp_allreduce<Ops>);
+REGISTER_LAUNCHER("warp_scan", lab03::Launcher, lab03::launch_warp_scan<Ops>);
+REGISTER_LAUNCHER("block_sum", lab03::Launcher, lab03::launch_block_sum<Ops>);

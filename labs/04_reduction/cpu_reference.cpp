@@ -1,0 +1,16 @@
+#include "cpu_reference.hpp"
+
+#include <cmath>
+
+namespace lab04::cpu {
+
+Sum sum(const std::vector<float>& x) {
+  Sum s;
+  for (float v : x) {
+    s.value += v;
+    s.abs += std::fabs(static_cast<double>(v));
+  }
+  return s;
+}
+
+}  // namespace lab04::cpu

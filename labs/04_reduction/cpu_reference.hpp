@@ -1,0 +1,14 @@
+#pragma once
+// Lab 04's CPU reference, in double precision.
+#include <vector>
+
+namespace lab04::cpu {
+
+/// A sum and the sum of its terms' magnitudes (what the float rounding error scales with).
+struct Sum {
+  double value = 0;
+  double abs = 0;
+};
+Sum sum(const std::vector<float>& x);
+
+}  // namespace lab04::cpu

@@ -1,0 +1,116 @@
+// Lab 04's exercises: five stages of one sum, each its own exercise with the same input, reference and tolerance,
+// timed at 2^28 floats beside cub::DeviceReduce::Sum and thrust::reduce.
+#include "cpu_reference.hpp"
+#include "reduction.hpp"
+#include "support/library_sums.hpp"
+
+#include <harness/problem.hpp>
+#include <harness/random.hpp>
+
+#include <map>
+#include <string>
+
+namespace lab04 {
+namespace {
+
+using harness::Input;
+using harness::Output;
+using harness::Shape;
+using harness::Work;
+
+// Small sizes, where the tolerance is below 1 and a dropped element (at least 1 in magnitude) always shows: around
+// a float4 (1..5, 7), a warp, a block (255..257, 1023..1025), primes (4099, 8191: not a multiple of any vector
+// width, warp, block or grid). Then large sizes, where only the tolerance's growth lets a correct float sum pass:
+// a prime above a grid-stride loop's stride, 2^24 and 2^24 + 3 (a float4 tail at a size with many loop trips).
+const std::vector<std::int64_t> kSizes = {1,    2,    3,    4,    5,       7,       31,      32,          33,
+                                          255,  256,  257,  1023, 1024,    1025,    4099,    8191,        1000003,
+                                          1 << 24, (1 << 24) + 3};
+
+class Sum final : public harness::Problem {
+ public:
+  Sum(const Shape& s, std::string stage) : Problem(s), stage_(std::move(stage)), n_(s[0]), x_(*this, "x", n_),
+                                           result_(*this, "result", 1) {}
+  void generate(std::uint64_t seed) override {
+    // Nonzero integers in [-4, 4]: mean zero, so partial sums in any order stay far below 2^24 and are exact in
+    // float (a right answer is exactly the integer sum); nonzero, so a dropped element changes the sum.
+    x_.set(harness::random_ints(n_, seed, -4, 4));
+    const cpu::Sum s = cpu::sum(x_.host());
+    // harness::sum_tolerance (compare.hpp explains the bound): 6 sqrt(n) u sum|x|, a probabilistic bound on the
+    // rounding error of any summation order. It grows with n and with the magnitudes, and it is below 1 up to
+    // about n = 10^4 for these inputs (mean |x| = 2.5): the test sizes up to 8191 catch one dropped element with
+    // every seed, the large ones check that a real float sum of millions of terms still passes.
+    result_.expect({s.value}, {{harness::sum_tolerance(n_, s.abs)}, 0.0});
+  }
+  void run(const harness::Impl& impl, cudaStream_t s) override {
+    impl.launcher<SumLauncher>(stage_)(x_.data(), result_.data(), n_, s);
+  }
+  // Reads 4 bytes per element, writes one float.
+  [[nodiscard]] Work work() const override { return {.bytes = 4.0 * n_ + 4, .flops = 1.0 * n_}; }
+
+  [[nodiscard]] const float* x() const { return x_.data(); }
+  [[nodiscard]] std::int64_t n() const { return n_; }
+
+ private:
+  std::string stage_;
+  std::int64_t n_;
+  Input<float> x_;
+  Output<float> result_;
+};
+
+/// The library peers: the same input, their own output. Not graded; they show where the staircase ends.
+std::vector<harness::Peer> library_peers() {
+  return {
+      {"cub::DeviceReduce::Sum",
+       [](harness::Problem& p, cudaStream_t s) {
+         static void* out = nullptr;  // one float for the peer's result, kept for the process (see library_sums)
+         if (!out) CUDA_CHECK(cudaMalloc(&out, sizeof(float)));
+         auto& sum = static_cast<Sum&>(p);
+         cub_sum(sum.x(), static_cast<float*>(out), sum.n(), s);
+       }},
+      {"thrust::reduce",
+       [](harness::Problem& p, cudaStream_t s) {
+         auto& sum = static_cast<Sum&>(p);
+         (void)thrust_sum(sum.x(), sum.n(), s);
+       }},
+  };
+}
+
+/// Each stage's place in the staircase. The baseline of stage k is stage k-1's kernel (the stub the student starts
+/// from), so baseline / student is the speedup this stage earned; the library ratios say how far there is to go.
+/// For the given first stage, the baseline is the stage itself.
+std::map<std::string, double> staircase(const harness::Medians& m) {
+  const double student = m.at("student");
+  return {{"speedup_over_previous_stage", m.at("baseline") / student},
+          {"fraction_of_cub_speed", m.at("cub::DeviceReduce::Sum") / student},
+          {"fraction_of_thrust_speed", m.at("thrust::reduce") / student},
+          {"reference_fraction_of_cub_speed", m.at("cub::DeviceReduce::Sum") / m.at("reference")}};
+}
+
+harness::ExerciseSpec stage(const char* name, const char* title) {
+  return {
+      .name = name,
+      .title = title,
+      .test_shapes = harness::shapes_1d(kSizes),
+      .timed_shape = {1 << 28},
+      .make = [name](const Shape& s) { return std::make_unique<Sum>(s, name); },
+      .peers = library_peers(),
+      .metrics = staircase,
+  };
+}
+
+}  // namespace
+
+// REGISTER_EXERCISE takes the spec's initializer; the stages share everything but name and title.
+static const harness::ExerciseRegistrar kAtomic{stage("atomic", "Stage 1 (given): one atomicAdd per element"),
+                                                HARNESS_STRINGIFY(HARNESS_LAB)};
+static const harness::ExerciseRegistrar kWarpAtomic{
+    stage("warp_atomic", "Stage 2: warp sum by shuffles, one atomicAdd per warp"), HARNESS_STRINGIFY(HARNESS_LAB)};
+static const harness::ExerciseRegistrar kBlockAtomic{
+    stage("block_atomic", "Stage 3: block sum, one atomicAdd per block"), HARNESS_STRINGIFY(HARNESS_LAB)};
+static const harness::ExerciseRegistrar kGridStride{
+    stage("grid_stride", "Stage 4: grid-stride loop, many elements per thread before the block sum"),
+    HARNESS_STRINGIFY(HARNESS_LAB)};
+static const harness::ExerciseRegistrar kVectorized{
+    stage("vectorized", "Stage 5: float4 loads in the grid-stride loop"), HARNESS_STRINGIFY(HARNESS_LAB)};
+
+}  // namespace lab04

@@ -1,0 +1,36 @@
+// Known-wrong fixture: a block sum without the barrier between the warps writing their slots and warp 0 reading
+// them. Warp 0 reads whatever a slot held before: garbage in the first call, the previous repetition's sum in the
+// next ones. A race, so not every block shows it; the tests' many blocks (2^20 elements in blocks of 96 to 1024)
+// and repetitions make it show somewhere.
+#include "test_kernels.cuh"
+
+#include <harness/launcher.hpp>
+
+namespace {
+
+struct Ops {
+  static __device__ float warp_sum(float v, unsigned mask) {
+    const int lane = threadIdx.x % 32, lanes = __popc(mask);
+    for (int offset = 16; offset > 0; offset /= 2) {
+      const float other = __shfl_down_sync(mask, v, offset);
+      if (lane + offset < lanes) v += other;
+    }
+    return v;
+  }
+  static __device__ float block_sum(float v) {
+    __shared__ float slots[32];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, size = blockDim.x;
+    const auto existing = [&](int w) { return size - 32 * w >= 32 ? 0xffffffffu : (1u << (size - 32 * w)) - 1u; };
+    v = warp_sum(v, existing(warp));
+    if (lane == 0) slots[warp] = v;
+    // BUG: no __syncthreads() here
+    float total = 0.0f;
+    if (warp == 0) total = warp_sum(lane < (size + 31) / 32 ? slots[lane] : 0.0f, existing(0));
+    __syncthreads();
+    return total;
+  }
+};
+
+}  // namespace
+
+REGISTER_LAUNCHER("block_sum", lab03::Launcher, lab03::launch_block_sum<Ops>);
