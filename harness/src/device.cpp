@@ -26,7 +26,9 @@ void pinned_free(void* ptr) noexcept {
   if (ptr) CUDA_CHECK_NOTHROW(cudaFreeHost(ptr));
 }
 
-Stream::Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+// A blocking stream: work issued on the legacy default stream before (setup copies, memsets in lab code) is ordered
+// before work on this one, so no setup step can race a kernel.
+Stream::Stream() { CUDA_CHECK(cudaStreamCreate(&s_)); }
 Stream::~Stream() {
   if (s_) CUDA_CHECK_NOTHROW(cudaStreamDestroy(s_));
 }

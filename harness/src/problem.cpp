@@ -58,6 +58,7 @@ std::vector<Shape> shapes_2d(const std::vector<std::int64_t>& rows, const std::v
 Buffer::Buffer(Problem& owner, Role role, std::string name, std::size_t bytes)
     : role_(role), name_(std::move(name)), bytes_(bytes), storage_(bytes + 2 * kGuardBytes) {
   CUDA_CHECK(cudaMemset(storage_.get(), kGuardByte, storage_.bytes()));
+  CUDA_CHECK(cudaDeviceSynchronize());  // cudaMemset is asynchronous: finish before any stream can touch the buffer
   owner.buffers_.push_back(this);
 }
 
@@ -79,7 +80,12 @@ bool Buffer::guards_intact() const {
 }
 
 void Buffer::download(void* host) const { CUDA_CHECK(cudaMemcpy(host, raw_data(), bytes_, cudaMemcpyDeviceToHost)); }
-void Buffer::upload(const void* host) { CUDA_CHECK(cudaMemcpy(raw_data(), host, bytes_, cudaMemcpyHostToDevice)); }
+void Buffer::upload(const void* host) {
+  CUDA_CHECK(cudaMemcpy(raw_data(), host, bytes_, cudaMemcpyHostToDevice));
+  // From pageable memory cudaMemcpy may return before the DMA has landed; a kernel launched next on another stream
+  // would read a half-written input (seen on an H200: wrong sums at 4099 elements). Wait for it.
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 template <class T>
 void Input<T>::verify(bool check_contents, std::vector<std::string>& problems) const {

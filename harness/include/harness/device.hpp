@@ -64,7 +64,7 @@ class PinnedBuffer {
   std::size_t count_ = 0;
 };
 
-/// Owns a cudaStream_t (non-blocking with respect to the legacy default stream). Move-only.
+/// Owns a cudaStream_t, ordered after earlier work on the legacy default stream (a blocking stream). Move-only.
 class Stream {
  public:
   Stream();
