@@ -377,6 +377,13 @@ TimeFile parse_time_results(std::string_view text) {
   if (j.contains("unit") && j.at("unit").is_string()) t.unit = j.at("unit").get<std::string>();
   if (j.contains("percent_of_ceiling") && j.at("percent_of_ceiling").is_number())
     t.percent_of_ceiling = j.at("percent_of_ceiling").get<double>();
+  for (const auto& [name, value] : runners.items()) {
+    if (name == "student" || name == "reference" || name == "baseline" || name == "ceiling") continue;
+    if (auto peer = parse_runner(runners, name.c_str(), ignored)) t.peers.emplace(name, *peer);
+  }
+  if (j.contains("metrics") && j.at("metrics").is_object())
+    for (const auto& [name, value] : j.at("metrics").items())
+      if (value.is_number()) t.metrics.emplace(name, value.get<double>());
   f.timing = std::move(t);
   return f;
 }

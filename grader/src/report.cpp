@@ -79,6 +79,11 @@ json to_json(const ExerciseResult& x) {
   j["ceiling_rate"] = t && t->ceiling ? or_null(t->ceiling->rate) : json(nullptr);
   j["ceiling_what"] = t && t->ceiling ? json(t->ceiling_what) : json(nullptr);
   j["percent_of_ceiling"] = t ? or_null(t->percent_of_ceiling) : json(nullptr);
+  json peers = json::object();
+  if (t)
+    for (const auto& [name, p] : t->peers) peers[name] = {{"median_ms", p.median_ms}, {"rate", or_null(p.rate)}};
+  j["peers"] = peers;
+  j["metrics"] = t ? json(t->metrics) : json::object();
   return j;
 }
 
@@ -159,6 +164,14 @@ std::string format_lab_table(const LabResult& lab, std::string_view note) {
   }
   for (const auto& x : lab.exercises) {
     if (x.status != Status::kOk) out += fmt::format("  {}: {}: {}\n", x.name, to_string(x.status), x.message);
+  }
+  for (const auto& x : lab.exercises) {  // what else was timed beside it, and the lab's own figures
+    if (!x.timing || (x.timing->peers.empty() && x.timing->metrics.empty())) continue;
+    std::string line = fmt::format("  {}:", x.name);
+    for (const auto& [name, p] : x.timing->peers) line += fmt::format(" {} {} ms;", name, format_ms(p.median_ms));
+    for (const auto& [name, v] : x.timing->metrics) line += fmt::format(" {} {:.3g};", name, v);
+    line.pop_back();
+    out += line + "\n";
   }
   return out;
 }

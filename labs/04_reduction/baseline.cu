@@ -111,6 +111,9 @@ void launch_grid_stride(const float* x, float* result, std::int64_t n, cudaStrea
 __global__ void vectorized_kernel(const float* x, float* result, std::int64_t n) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   float sum = 0.0f;
+  // One load in flight per thread (no unrolling): enough threads keep the memory busy only up to a point, and
+  // measured on an H200 an unrolled scalar loop already matched the float4 one, leaving stage 5 nothing to teach.
+#pragma unroll 1
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
     sum += x[i];
   sum = block_sum(sum);

@@ -346,3 +346,15 @@ TEST_CASE("without --commit the results record git's commit or unknown", "[grade
   CAPTURE(commit);
   CHECK((commit == "unknown" || commit.size() == 40));
 }
+
+TEST_CASE("peers and metrics of a timed run reach the results file and the table", "[grader][e2e]") {
+  TempDir dir;
+  const auto run = run_grade(dir, {"lab1", "--impl", "reference"});
+  REQUIRE(run.process.exit_code == 0);
+  const auto copy = exercise(run.results, "copy");
+  const double reference_ms = copy.at("median_ms").at("reference").get<double>();
+  REQUIRE(copy.at("peers").at("library").at("median_ms").get<double>() == reference_ms / 2);
+  REQUIRE(copy.at("metrics").at("fraction_of_library_speed").get<double>() ==
+          (reference_ms / 2) / copy.at("median_ms").at("student").get<double>());
+  REQUIRE(run.process.out.find("fraction_of_library_speed") != std::string::npos);
+}

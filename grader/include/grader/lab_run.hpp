@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,10 @@ struct Timing {
   std::optional<RunnerTiming> ceiling;
   std::string ceiling_what;  ///< what the ceiling measures, e.g. "device-to-device copy"
   std::optional<double> percent_of_ceiling;
+  /// Other contenders timed in the same rounds (libraries such as cub::DeviceReduce::Sum): reported, not graded.
+  std::map<std::string, RunnerTiming> peers;
+  /// The lab's extra numbers (ratios to a library, overlap fractions): reported, not graded.
+  std::map<std::string, double> metrics;
 };
 
 /// The outcome of one exercise: always filled in, whatever the binary did.
