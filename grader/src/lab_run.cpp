@@ -55,6 +55,13 @@ std::string exit_code_meaning(int code) {
 
 // The verdict on a run that did not end with exit 0 or 112, the two codes after which the results file is read.
 // `done` says how far the run got, e.g. "3 of 27 tests passed".
+/// Records why an exercise stopped short; returns false so a step can `return fail(...)`.
+bool fail(ExerciseResult& x, Status status, std::string message) {
+  x.status = status;
+  x.message = std::move(message);
+  return false;
+}
+
 std::optional<std::pair<Status, std::string>> abnormal_end(const ProcessResult& run, std::string_view what,
                                                            std::string_view done, double timeout_s,
                                                            const std::string& impl, const std::string& exercise) {
@@ -164,36 +171,29 @@ class ExerciseGrader {
     x.tests_passed = f.error.empty() ? std::min(f.passed, f.total) : 0;
     const auto done = f.has_plan ? fmt::format("{} of {} tests passed", x.tests_passed, x.tests_total) : "";
 
-    if (auto end = abnormal_end(run, "check", done, check_timeout_s_, options_.impl, x.name)) {
-      std::tie(x.status, x.message) = *end;
-      return false;
-    }
-    const auto fail = [&](Status status, std::string message) {
-      x.status = status;
-      x.message = std::move(message);
-      return false;
-    };
+    if (auto end = abnormal_end(run, "check", done, check_timeout_s_, options_.impl, x.name))
+      return fail(x, end->first, end->second);
     if (!text)
-      return fail(Status::kBadOutput, fmt::format("check exited {} but wrote no results file ({}){}", run.exit_code,
+      return fail(x, Status::kBadOutput, fmt::format("check exited {} but wrote no results file ({}){}", run.exit_code,
                                                   file.string(), stderr_hint(run)));
-    if (!f.error.empty()) return fail(Status::kBadOutput, fmt::format("check results unreadable: {}", f.error));
+    if (!f.error.empty()) return fail(x, Status::kBadOutput, fmt::format("check results unreadable: {}", f.error));
     if (!f.has_plan)
-      return fail(Status::kBadOutput, "check wrote no plan line, so the number of tests is unknown");
+      return fail(x, Status::kBadOutput, "check wrote no plan line, so the number of tests is unknown");
     if (f.cases > f.total)
-      return fail(Status::kBadOutput, fmt::format("check wrote {} results for a plan of {}", f.cases, f.total));
+      return fail(x, Status::kBadOutput, fmt::format("check wrote {} results for a plan of {}", f.cases, f.total));
     if (run.exit_code == ec::kOk && f.cases < f.total)
-      return fail(Status::kBadOutput,
+      return fail(x, Status::kBadOutput,
                   fmt::format("check exited 0 after writing only {} of {} results", f.cases, f.total));
     if (x.tests_passed < x.tests_total) {
       const int failed = x.tests_total - x.tests_passed;
       const auto first = f.first_failure.empty() ? fmt::format("{} results missing", f.total - f.cases)
                                                  : "first: " + f.first_failure;
-      return fail(Status::kWrong, fmt::format("{} of {} tests failed; {}", failed, x.tests_total, first));
+      return fail(x, Status::kWrong, fmt::format("{} of {} tests failed; {}", failed, x.tests_total, first));
     }
     if (run.exit_code == ec::kTestFailure)
-      return fail(Status::kWrong,
+      return fail(x, Status::kWrong,
                   fmt::format("check exited 112 (test failure) although every result passed{}", stderr_hint(run)));
-    if (x.tests_total == 0) return fail(Status::kBadOutput, "check planned 0 tests");
+    if (x.tests_total == 0) return fail(x, Status::kBadOutput, "check planned 0 tests");
     return true;
   }
 
@@ -211,26 +211,19 @@ class ExerciseGrader {
     const TimeFile f = text ? parse_time_results(*text) : TimeFile{};
     if (f.error.empty()) x.timing = f.timing;
 
-    if (auto end = abnormal_end(run, "time", "", time_timeout_s_, options_.impl, x.name)) {
-      std::tie(x.status, x.message) = *end;
-      return false;
-    }
-    const auto fail = [&](Status status, std::string message) {
-      x.status = status;
-      x.message = std::move(message);
-      return false;
-    };
+    if (auto end = abnormal_end(run, "time", "", time_timeout_s_, options_.impl, x.name))
+      return fail(x, end->first, end->second);
     if (!text)
-      return fail(Status::kBadOutput, fmt::format("time exited {} but wrote no results file ({}){}", run.exit_code,
+      return fail(x, Status::kBadOutput, fmt::format("time exited {} but wrote no results file ({}){}", run.exit_code,
                                                   file.string(), stderr_hint(run)));
-    if (!f.error.empty()) return fail(Status::kBadOutput, fmt::format("time results unreadable: {}", f.error));
-    if (!f.correct) return fail(Status::kBadOutput, "time results lack a true/false 'correct' field");
+    if (!f.error.empty()) return fail(x, Status::kBadOutput, fmt::format("time results unreadable: {}", f.error));
+    if (!f.correct) return fail(x, Status::kBadOutput, "time results lack a true/false 'correct' field");
     if (!*f.correct || run.exit_code == ec::kTestFailure) {
       const auto why = !f.message.empty() ? f.message : last_line(run.err);
-      return fail(Status::kWrong, fmt::format("every test passed, but the timed run was wrong: {}",
+      return fail(x, Status::kWrong, fmt::format("every test passed, but the timed run was wrong: {}",
                                               why.empty() ? "(no message)" : why));
     }
-    if (!f.timing) return fail(Status::kBadOutput, fmt::format("time results incomplete: {}", f.timing_problem));
+    if (!f.timing) return fail(x, Status::kBadOutput, fmt::format("time results incomplete: {}", f.timing_problem));
     return true;
   }
 
