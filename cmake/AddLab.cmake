@@ -19,7 +19,8 @@ function(add_lab dir)
   set(lab lab${number})
   set(solutions ${PROJECT_SOURCE_DIR}/solutions/${id})
 
-  set(${lab}_STUDENT_SOURCE ${dir}/student.cu CACHE FILEPATH
+  string(TOUPPER ${lab} LAB)
+  set(${LAB}_STUDENT_SOURCE ${dir}/student.cu CACHE FILEPATH
       "The file compiled as ${lab}'s 'student' implementation (point it at a submission to grade it)")
 
   file(GLOB cpu_sources CONFIGURE_DEPENDS ${dir}/*.cpp)
@@ -41,7 +42,7 @@ function(add_lab dir)
 
   set_property(GLOBAL APPEND PROPERTY COURSE_LAB_TARGETS ${lab})
 
-  _lab_implementation(${lab} ${dir} student ${${lab}_STUDENT_SOURCE})
+  _lab_implementation(${lab} ${dir} student ${${LAB}_STUDENT_SOURCE})
   _lab_implementation(${lab} ${dir} baseline ${dir}/baseline.cu)
   _lab_implementation(${lab} ${dir} reference ${solutions}/solution.cu)
   file(GLOB wrong_sources CONFIGURE_DEPENDS ${solutions}/wrong/*.cu)

@@ -212,8 +212,10 @@ int main(int argc, char** argv) {
     else return usage("unknown option " + arg);
   }
   if (command == "list") {
-    json list = {{"lab", "01_fake"}, {"exercises", json::array()}, {"implementations", kImpls}};
+    json list = {{"lab", "01_fake"}, {"exercises", json::array()}, {"implementations", json::object()}};
     for (const auto& ex : kExercises) list["exercises"].push_back({{"name", ex.name}, {"title", ex.title}});
+    for (const auto& impl : kImpls)  // every fake implementation has every exercise
+      for (const auto& ex : kExercises) list["implementations"][impl].push_back(ex.name);
     std::cout << list.dump() << "\n";
     return 0;
   }
