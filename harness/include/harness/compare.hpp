@@ -11,13 +11,14 @@ namespace harness {
 /// Tolerance of one output: element i passes when |out[i] - ref[i]| <= atol[i] + rtol * |ref[i]|.
 /// `atol` holds either one value for every element or one per element (sums of different lengths need different ones).
 struct Tolerance {
-  std::vector<double> atol{0.0};
-  double rtol = 0.0;
+  std::vector<double> atol{0.0};  ///< one value for all elements, or one per element
+  double rtol = 0.0;              ///< relative part, times |ref|
 
   /// Bit-for-bit: for small-integer inputs whose every intermediate is exactly representable.
   static Tolerance exact() { return {}; }
   /// For results of a few float operations each: a few units in the last place of a float.
   static Tolerance float_ops(int ops);
+  /// The absolute tolerance of element `i`.
   [[nodiscard]] double atol_at(std::size_t i) const { return atol.size() == 1 ? atol[0] : atol[i]; }
 };
 
@@ -34,9 +35,9 @@ double sum_tolerance(std::size_t terms, double sum_abs);
 
 /// One element that failed the comparison.
 struct Mismatch {
-  std::size_t index;
-  double got;
-  double expected;
+  std::size_t index;  ///< position in the output
+  double got;         ///< what the kernel wrote
+  double expected;    ///< the CPU reference
 };
 
 /// The outcome of comparing an output with its reference.
@@ -45,6 +46,7 @@ struct Comparison {
   std::size_t failures = 0;            ///< elements outside tolerance (NaN where a number was expected counts)
   std::vector<Mismatch> first;         ///< the first few failures, in index order
   double max_abs_error = 0.0;          ///< over the finite pairs
+  /// True when every element is within tolerance.
   [[nodiscard]] bool ok() const { return failures == 0; }
   /// "3 of 1025 elements differ; first at [1024]: got nan, expected 12 (tolerance 0)". With `index_map`, element k
   /// of the comparison is reported as index_map[k] (for sampled checks).
@@ -58,10 +60,12 @@ template <class T>
 Comparison compare(const T* got, const double* expected, std::size_t n, const Tolerance& tol,
                    std::size_t keep_first = 5);
 
+/// @cond INTERNAL
 extern template Comparison compare<float>(const float*, const double*, std::size_t, const Tolerance&, std::size_t);
 extern template Comparison compare<double>(const double*, const double*, std::size_t, const Tolerance&,
                                            std::size_t);
 extern template Comparison compare<std::int32_t>(const std::int32_t*, const double*, std::size_t,
                                                  const Tolerance&, std::size_t);
+/// @endcond
 
 }  // namespace harness

@@ -14,6 +14,7 @@ namespace harness {
 /// A failed CUDA runtime call: carries the call text, file:line and the error's name and description.
 class CudaError : public std::runtime_error {
  public:
+  /// Describes the failed `call` at `file`:`line` with the name and text of `code`.
   CudaError(cudaError_t code, const char* call, const char* file, int line);
   /// The CUDA error code (for example cudaErrorIllegalAddress).
   [[nodiscard]] cudaError_t code() const noexcept { return code_; }

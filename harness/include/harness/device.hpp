@@ -15,10 +15,13 @@ template <class T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
+  /// Allocates `count` elements (uninitialized). Throws CudaError.
   explicit DeviceBuffer(std::size_t count);
   ~DeviceBuffer();
+  /// Takes over `other`'s memory.
   DeviceBuffer(DeviceBuffer&& other) noexcept
       : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  /// Frees this memory and takes over `other`'s.
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     DeviceBuffer(std::move(other)).swap(*this);
     return *this;
@@ -26,9 +29,10 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  [[nodiscard]] T* get() const noexcept { return ptr_; }
-  [[nodiscard]] std::size_t size() const noexcept { return count_; }
-  [[nodiscard]] std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+  [[nodiscard]] T* get() const noexcept { return ptr_; }                        ///< the device pointer
+  [[nodiscard]] std::size_t size() const noexcept { return count_; }            ///< elements
+  [[nodiscard]] std::size_t bytes() const noexcept { return count_ * sizeof(T); }  ///< bytes
+  /// Exchanges the two buffers.
   void swap(DeviceBuffer& other) noexcept {
     std::swap(ptr_, other.ptr_);
     std::swap(count_, other.count_);
@@ -44,10 +48,13 @@ template <class T>
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
+  /// Allocates `count` page-locked elements (uninitialized). Throws CudaError.
   explicit PinnedBuffer(std::size_t count);
   ~PinnedBuffer();
+  /// Takes over `other`'s memory.
   PinnedBuffer(PinnedBuffer&& other) noexcept
       : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  /// Exchanges this memory with `other`'s (freed with `other`).
   PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
     std::swap(ptr_, other.ptr_);
     std::swap(count_, other.count_);
@@ -55,9 +62,9 @@ class PinnedBuffer {
   }
   PinnedBuffer(const PinnedBuffer&) = delete;
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  [[nodiscard]] T* get() const noexcept { return ptr_; }
-  [[nodiscard]] std::size_t size() const noexcept { return count_; }
-  [[nodiscard]] T& operator[](std::size_t i) const noexcept { return ptr_[i]; }
+  [[nodiscard]] T* get() const noexcept { return ptr_; }                        ///< the host pointer
+  [[nodiscard]] std::size_t size() const noexcept { return count_; }            ///< elements
+  [[nodiscard]] T& operator[](std::size_t i) const noexcept { return ptr_[i]; }  ///< element `i`
 
  private:
   T* ptr_ = nullptr;
@@ -67,16 +74,19 @@ class PinnedBuffer {
 /// Owns a cudaStream_t, ordered after earlier work on the legacy default stream (a blocking stream). Move-only.
 class Stream {
  public:
+  /// Creates the stream. Throws CudaError.
   Stream();
   ~Stream();
+  /// Takes over `other`'s stream.
   Stream(Stream&& other) noexcept : s_(std::exchange(other.s_, nullptr)) {}
+  /// Exchanges the two streams.
   Stream& operator=(Stream&& other) noexcept {
     std::swap(s_, other.s_);
     return *this;
   }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
-  [[nodiscard]] cudaStream_t get() const noexcept { return s_; }
+  [[nodiscard]] cudaStream_t get() const noexcept { return s_; }  ///< the raw handle
   /// Waits for all work on the stream; throws CudaError on failure (including errors from earlier kernels).
   void synchronize() const;
 
@@ -87,16 +97,20 @@ class Stream {
 /// Owns a cudaEvent_t with timing enabled. Move-only.
 class Event {
  public:
+  /// Creates the event. Throws CudaError.
   Event();
   ~Event();
+  /// Takes over `other`'s event.
   Event(Event&& other) noexcept : e_(std::exchange(other.e_, nullptr)) {}
+  /// Exchanges the two events.
   Event& operator=(Event&& other) noexcept {
     std::swap(e_, other.e_);
     return *this;
   }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
-  [[nodiscard]] cudaEvent_t get() const noexcept { return e_; }
+  [[nodiscard]] cudaEvent_t get() const noexcept { return e_; }  ///< the raw handle
+  /// Records the event on `stream`.
   void record(cudaStream_t stream) const;
   /// Milliseconds from `start` to this event; both must have completed.
   [[nodiscard]] float elapsed_ms_since(const Event& start) const;
@@ -108,7 +122,8 @@ class Event {
 /// What the harness reads off the current device.
 struct DeviceInfo {
   std::string name;                ///< e.g. "NVIDIA H100 80GB HBM3"
-  int cc_major = 0, cc_minor = 0;  ///< compute capability
+  int cc_major = 0;                ///< compute capability, major
+  int cc_minor = 0;                ///< compute capability, minor
   int sms = 0;                     ///< multiprocessor count
   std::size_t l2_bytes = 0;        ///< L2 cache size
   std::size_t memory_bytes = 0;    ///< global memory
@@ -125,7 +140,8 @@ DeviceInfo device_info();
 /// "13.0" from 13000.
 std::string cuda_version_string(int version);
 
-// ---- implementation of the template ----
+/// @cond INTERNAL
+// ---- implementation of the templates ----
 void* device_malloc(std::size_t bytes);
 void device_free(void* ptr) noexcept;
 void* pinned_malloc(std::size_t bytes);
@@ -138,6 +154,7 @@ template <class T>
 PinnedBuffer<T>::~PinnedBuffer() {
   pinned_free(ptr_);
 }
+/// @endcond
 
 template <class T>
 DeviceBuffer<T>::DeviceBuffer(std::size_t count)

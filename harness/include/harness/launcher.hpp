@@ -20,8 +20,11 @@ namespace harness {
 /// One implementation of a lab: its launchers by exercise name.
 class Impl {
  public:
+  /// An implementation called `name` ("student", "reference", "wrong_zeros", ...), with no launchers yet.
   explicit Impl(std::string name = {}) : name_(std::move(name)) {}
+  /// Its name.
   [[nodiscard]] const std::string& name() const { return name_; }
+  /// True when it has a launcher for `exercise`.
   [[nodiscard]] bool has(std::string_view exercise) const { return launchers_.find(exercise) != launchers_.end(); }
 
   /// The launcher of `exercise`, of the contract type `Fn`. Throws MissingLauncher if there is none, and
@@ -31,6 +34,7 @@ class Impl {
 
   /// Called by REGISTER_LAUNCHER.
   void add(std::string exercise, std::any fn);
+  /// Every launcher, by exercise name.
   [[nodiscard]] const std::map<std::string, std::any, std::less<>>& launchers() const { return launchers_; }
 
  private:
@@ -50,6 +54,7 @@ std::map<std::string, Impl, std::less<>>& implementations();
 /// Registers `fn` as `impl`'s launcher for `exercise` at static-initialization time.
 template <class Fn>
 struct LauncherRegistrar {
+  /// Adds `fn` to implementation `impl` (created on first use).
   LauncherRegistrar(const char* impl, const char* exercise, Fn fn) {
     auto& map = implementations();
     auto it = map.try_emplace(impl, impl).first;
@@ -69,6 +74,7 @@ Fn Impl::launcher(std::string_view exercise) const {
 
 }  // namespace harness
 
+/// @cond INTERNAL
 #define HARNESS_CONCAT_(a, b) a##b
 #define HARNESS_CONCAT(a, b) HARNESS_CONCAT_(a, b)
 #define HARNESS_STRINGIFY_(x) #x
@@ -77,6 +83,7 @@ Fn Impl::launcher(std::string_view exercise) const {
 #ifndef HARNESS_IMPL
 #define HARNESS_IMPL unnamed_implementation_compile_it_through_add_lab
 #endif
+/// @endcond
 
 /// Registers `fn` as this file's launcher for `exercise`. `Signature` is the exercise's launcher type from the lab's
 /// contract header: a launcher with another signature is a compile error here, not a crash at run time.

@@ -24,17 +24,22 @@ namespace harness {
 
 /// The size of one instance: one to three extents, such as {n}, {rows, cols} or {m, n, k}.
 struct Shape {
-  std::vector<std::int64_t> dims;
+  std::vector<std::int64_t> dims;  ///< the extents, outermost first
   Shape() = default;
+  /// Shape{1025} or Shape{rows, cols}.
   Shape(std::initializer_list<std::int64_t> d) : dims(d) {}
+  /// From a vector of extents.
   explicit Shape(std::vector<std::int64_t> d) : dims(std::move(d)) {}
+  /// Extent `i`; throws std::out_of_range past the rank.
   [[nodiscard]] std::int64_t operator[](std::size_t i) const { return dims.at(i); }
   /// "1025", "1024x33".
   [[nodiscard]] std::string str() const;
   /// Parses "1025" or "1024x33"; throws std::invalid_argument.
   static Shape parse(std::string_view text);
   // Spelled out (not `= default`) so the header also compiles as CUDA C++17, for lab support kernels.
+  /// Same extents.
   friend bool operator==(const Shape& a, const Shape& b) { return a.dims == b.dims; }
+  /// Different extents.
   friend bool operator!=(const Shape& a, const Shape& b) { return !(a == b); }
 };
 
@@ -47,12 +52,15 @@ std::vector<Shape> shapes_1d(const std::vector<std::int64_t>& extents);
 /// necessary operation done once. Rates and % of ceiling are computed from this, never from what a kernel happens
 /// to move.
 struct Work {
-  double bytes = 0;
-  double flops = 0;
+  double bytes = 0;  ///< bytes read plus bytes written
+  double flops = 0;  ///< floating-point operations
 };
 
 /// What limits an exercise, and so which rate is reported against which ceiling.
-enum class Bound { memory, compute };
+enum class Bound {
+  memory,  ///< rate in GB/s; the ceiling is a copy unless the exercise gives one
+  compute  ///< rate in GFLOP/s; the exercise gives the ceiling
+};
 
 class Problem;
 
@@ -60,24 +68,30 @@ class Problem;
 class Buffer {
  public:
   /// Inputs are checked for modification; outputs are poisoned before every run and compared after it.
-  enum class Role { input, output };
+  enum class Role {
+    input,  ///< must be unchanged after the run
+    output  ///< poisoned before, compared after
+  };
+  /// Allocates `bytes` plus guard zones and registers the buffer with `owner`.
   Buffer(Problem& owner, Role role, std::string name, std::size_t bytes);
   virtual ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
-  [[nodiscard]] const std::string& name() const { return name_; }
-  [[nodiscard]] Role role() const { return role_; }
+  [[nodiscard]] const std::string& name() const { return name_; }  ///< for messages: "x", "y"
+  [[nodiscard]] Role role() const { return role_; }                ///< input or output
   /// Fills the buffer with NaN bytes (0xFF) so an element the kernel never writes cannot pass.
   void poison(cudaStream_t stream);
   /// Appends to `problems` a line for each thing wrong with the buffer after a run.
   virtual void verify(bool check_contents, std::vector<std::string>& problems) const = 0;
 
  protected:
-  [[nodiscard]] void* raw_data() const;
-  [[nodiscard]] std::size_t data_bytes() const { return bytes_; }
+  [[nodiscard]] void* raw_data() const;                              ///< start of the data, after the guard
+  [[nodiscard]] std::size_t data_bytes() const { return bytes_; }  ///< bytes of data, guards excluded
   /// False if anything wrote into the guard zones before or after the data.
   [[nodiscard]] bool guards_intact() const;
+  /// Copies the data to `host` (synchronous).
   void download(void* host) const;
+  /// Copies `host` into the data and waits until it has landed.
   void upload(const void* host);
 
  private:
@@ -91,14 +105,16 @@ class Buffer {
 template <class T>
 class Input : public Buffer {
  public:
+  /// `count` elements called `name`, owned by `owner`.
   Input(Problem& owner, std::string name, std::size_t count)
       : Buffer(owner, Role::input, std::move(name), count * sizeof(T)) {}
+  /// Uploads `host` and keeps it to check, after each run, that the kernel did not write to the input.
   void set(std::vector<T> host) {
     host_ = std::move(host);
     upload(host_.data());
   }
-  [[nodiscard]] const T* data() const { return static_cast<const T*>(raw_data()); }
-  [[nodiscard]] const std::vector<T>& host() const { return host_; }
+  [[nodiscard]] const T* data() const { return static_cast<const T*>(raw_data()); }  ///< the device pointer
+  [[nodiscard]] const std::vector<T>& host() const { return host_; }  ///< the values uploaded
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
 
  private:
@@ -109,8 +125,10 @@ class Input : public Buffer {
 template <class T>
 class Output : public Buffer {
  public:
+  /// `count` elements called `name`, owned by `owner`.
   Output(Problem& owner, std::string name, std::size_t count)
       : Buffer(owner, Role::output, std::move(name), count * sizeof(T)), count_(count) {}
+  /// Sets the CPU reference of every element and the tolerance.
   void expect(std::vector<double> reference, Tolerance tolerance) {
     reference_ = std::move(reference);
     tolerance_ = std::move(tolerance);
@@ -124,8 +142,8 @@ class Output : public Buffer {
     reference_ = std::move(reference);
     tolerance_ = std::move(tolerance);
   }
-  [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }
-  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }  ///< the device pointer
+  [[nodiscard]] std::size_t size() const { return count_; }              ///< elements
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
 
  private:
@@ -137,13 +155,14 @@ class Output : public Buffer {
 
 /// The result of checking one run.
 struct Verdict {
-  bool ok = true;
+  bool ok = true;       ///< nothing wrong
   std::string message;  ///< empty when ok; otherwise one line per problem
 };
 
 /// One instance of an exercise. Subclasses hold Input and Output members constructed with `*this`.
 class Problem {
  public:
+  /// An instance at `shape`; subclasses allocate their Input and Output members.
   explicit Problem(Shape shape) : shape_(std::move(shape)) {}
   virtual ~Problem() = default;
   Problem(const Problem&) = delete;
@@ -156,7 +175,7 @@ class Problem {
   /// The unavoidable bytes and flops at this shape.
   [[nodiscard]] virtual Work work() const = 0;
 
-  [[nodiscard]] const Shape& shape() const { return shape_; }
+  [[nodiscard]] const Shape& shape() const { return shape_; }  ///< the shape it was made for
   /// Poisons every output.
   void poison(cudaStream_t stream);
   /// Checks guards of every buffer and, when `check_contents`, that outputs match the reference and inputs are
@@ -173,8 +192,11 @@ class Problem {
 class CeilingOp {
  public:
   virtual ~CeilingOp() = default;
+  /// Enqueues one run on `stream`.
   virtual void run(cudaStream_t stream) = 0;
+  /// Bytes or flops per run: the rate's numerator.
   [[nodiscard]] virtual double amount() const = 0;
+  /// One line for people: "device-to-device copy".
   [[nodiscard]] virtual std::string what() const = 0;
 };
 
@@ -184,8 +206,8 @@ std::unique_ptr<CeilingOp> copy_ceiling(double bytes_moved);
 /// Something else timed beside student, reference and baseline on the same problem, in the same rounds: a library
 /// (cub::DeviceReduce::Sum, cuBLAS) or an earlier stage's reference, so the student sees where they stand.
 struct Peer {
-  std::string name;
-  std::function<void(Problem&, cudaStream_t)> run;
+  std::string name;                                 ///< shown in reports: "cub::DeviceReduce::Sum"
+  std::function<void(Problem&, cudaStream_t)> run;  ///< enqueues one run on the problem's data
 };
 
 /// Median milliseconds of every contender of a timed run, by name ("student", "reference", "baseline", "ceiling",
@@ -198,7 +220,8 @@ struct ExerciseSpec {
   std::string title;               ///< one line for people: "Scale a vector"
   std::vector<Shape> test_shapes;  ///< correctness cases (each with every seed): edge sizes first
   Shape timed_shape;               ///< the size timed for the grade: large enough to be far above launch overhead
-  Bound bound = Bound::memory;
+  Bound bound = Bound::memory;  ///< which rate and ceiling apply
+  /// Makes an instance at a shape (inputs not yet generated).
   std::function<std::unique_ptr<Problem>(const Shape&)> make;
   /// The ceiling at a shape. Empty: the device-to-device copy of work().bytes (memory-bound exercises).
   std::function<std::unique_ptr<CeilingOp>(const Shape&)> ceiling;
@@ -211,14 +234,17 @@ struct ExerciseSpec {
 
 /// This binary's lab: its id ("01_coalescing") and its exercises in registration (teaching) order.
 struct Lab {
-  std::string id;
-  std::vector<ExerciseSpec> exercises;
+  std::string id;                       ///< the lab's folder name
+  std::vector<ExerciseSpec> exercises;  ///< in teaching order
+  /// The exercise called `name`, or nullptr.
   [[nodiscard]] const ExerciseSpec* find(std::string_view name) const;
 };
+/// This binary's lab, filled before main() by REGISTER_EXERCISE.
 Lab& lab();
 
 /// Registers an exercise at static-initialization time. Use through REGISTER_EXERCISE.
 struct ExerciseRegistrar {
+  /// Adds `spec` to lab() and records the lab's id.
   ExerciseRegistrar(ExerciseSpec spec, const char* lab_id);
 };
 

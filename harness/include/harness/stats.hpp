@@ -8,8 +8,10 @@ namespace harness {
 
 /// Summary of a set of timing samples (milliseconds).
 struct Summary {
-  std::size_t samples = 0;
-  double median = 0, min = 0, max = 0;
+  std::size_t samples = 0;  ///< how many samples were summarized
+  double median = 0;        ///< the median, in the samples' unit (ms)
+  double min = 0;           ///< the fastest sample
+  double max = 0;           ///< the slowest sample
   /// Robust relative spread in percent: 1.4826 * median absolute deviation / median (equals the coefficient of
   /// variation for normal noise, but one descheduled sample cannot inflate it).
   double noise_pct = 0;

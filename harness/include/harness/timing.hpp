@@ -19,23 +19,25 @@ namespace harness {
 
 /// Knobs of time_interleaved().
 struct TimingOptions {
-  std::size_t warmup = 2;
-  std::size_t min_samples = 10;
-  std::size_t max_samples = 200;
-  double target_noise_pct = 1.0;
+  std::size_t warmup = 2;          ///< untimed runs of each contender first
+  std::size_t min_samples = 10;    ///< always at least this many samples each
+  std::size_t max_samples = 200;   ///< never more than this many
+  double target_noise_pct = 1.0;   ///< stop once every contender's robust noise is below this
   double max_seconds = 10.0;  ///< stop adding rounds after this (min_samples is always honoured)
 };
 
 /// One thing to time: enqueue its work on the stream; must not synchronize.
 struct Contender {
-  std::string name;
-  std::function<void(cudaStream_t)> run;
+  std::string name;                       ///< "student", "reference", ...
+  std::function<void(cudaStream_t)> run;  ///< enqueues one run
 };
 
 /// Writes twice the L2 size before each sample so no contender finds its data in cache.
 class L2Flusher {
  public:
+  /// Allocates twice `l2_bytes` of scratch.
   explicit L2Flusher(std::size_t l2_bytes);
+  /// Enqueues the write on `stream`.
   void flush(cudaStream_t stream);
 
  private:
