@@ -6,8 +6,9 @@
 #     support/*.cu    lab code with kernels that is no implementation (ceilings, library peers)
 #     lab.cmake       optional: extra settings for the target named ${target} (e.g. linking cuBLAS); included for
 #                     the lab binary and for its CPU test binary, which compile the same sources
-#     student.cu      the stub           -> "student" (LABN_STUDENT_SOURCE points elsewhere to grade a submission)
-#     baseline.cu     naive baseline     -> "baseline"
+#     stub.cu         the shipped stub   -> "baseline": the zero of the grading scale, which no student edit moves
+#     student.cu      the student's copy -> "student"; made from stub.cu at the first configure (delete it to start
+#                     over); LABN_STUDENT_SOURCE points elsewhere to grade a submission
 #     cpu_tests.cpp   Catch2 tests of the CPU side, run in CI
 #     manifest.json   points, read by the grader at run time and here for the tests
 #
@@ -19,6 +20,10 @@ function(add_lab dir)
   set(lab lab${number})
   set(solutions ${PROJECT_SOURCE_DIR}/solutions/${id})
 
+  # The student's working copy starts as the stub. It is not tracked, so the shipped stub stays the baseline.
+  if(NOT EXISTS ${dir}/student.cu)
+    file(COPY_FILE ${dir}/stub.cu ${dir}/student.cu)
+  endif()
   string(TOUPPER ${lab} LAB)
   set(${LAB}_STUDENT_SOURCE ${dir}/student.cu CACHE FILEPATH
       "The file compiled as ${lab}'s 'student' implementation (point it at a submission to grade it)")
@@ -43,7 +48,7 @@ function(add_lab dir)
   set_property(GLOBAL APPEND PROPERTY COURSE_LAB_TARGETS ${lab})
 
   _lab_implementation(${lab} ${dir} student ${${LAB}_STUDENT_SOURCE})
-  _lab_implementation(${lab} ${dir} baseline ${dir}/baseline.cu)
+  _lab_implementation(${lab} ${dir} baseline ${dir}/stub.cu)
   _lab_implementation(${lab} ${dir} reference ${solutions}/solution.cu)
   file(GLOB wrong_sources CONFIGURE_DEPENDS ${solutions}/wrong/*.cu)
   set(wrong_impls)

@@ -1,6 +1,6 @@
 #pragma once
 /// @file launcher.hpp
-/// @brief How an implementation file (student.cu, solution.cu, baseline.cu, a known-wrong fixture) makes its
+/// @brief How an implementation file (student.cu, stub.cu, solution.cu, a known-wrong fixture) makes its
 /// launchers known: `REGISTER_LAUNCHER("scale", lab01::ScaleLauncher, launch_scale);` at file scope.
 ///
 /// Every implementation of a lab defines launchers with the same names, so each file keeps its kernels and launchers

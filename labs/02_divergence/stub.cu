@@ -1,7 +1,20 @@
-// Lab 02: the naive baseline used for grading: no performance points at or above its time.
+// Lab 02: warp divergence -- YOUR FILE.
+// You edit student.cu, which the build makes as a copy of stub.cu (delete student.cu and configure again to
+// start over). stub.cu stays as shipped: it is the baseline, the zero of the performance scale.
 //
-// It is the shipped stub, kept here, outside the student's file, so that editing student.cu cannot move the zero of
-// the grading scale. Keep the two in step when the stub changes.
+// Build and grade, from the build directory:   make lab2 && ./grade lab2
+// Check correctness only, with Catch2's report: ./lab2 check --impl student
+// The exercise sheet is labs/02_divergence/README.md.
+//
+// Both launchers below are correct but slow, for the same reason: the 32 lanes of a warp share one instruction
+// stream, so when lanes of one warp take different sides of a branch the warp runs both sides one after the other,
+// each with part of its lanes switched off. Rearrange which thread does which work so that whole warps agree. Keep
+// the launcher names and signatures: divergence.hpp is the contract.
+//
+//   1. branches    y[i] = even or odd path of x[i]   ceiling: the same FMAs with no divergence (compute-bound)
+//                  Remap threads to elements so each warp holds only even or only odd elements; y[i] stays y[i].
+//   2. block_sums  one sum per 256 elements          ceiling: the copy (reads 4 bytes per element)
+//                  Replace `tid % (2 * stride) == 0` with an index that keeps the working threads contiguous.
 #include "divergence.hpp"
 
 #include <harness/launcher.hpp>

@@ -1,8 +1,27 @@
-// Lab 07: the naive baseline used for grading: no performance points at or above its time. Its pipelines are the
-// "sequential" of the overlap metric.
+// Lab 07: streams -- YOUR FILE.
+// You edit student.cu, which the build makes as a copy of stub.cu (delete student.cu and configure again to
+// start over). stub.cu stays as shipped: it is the baseline, the zero of the performance scale.
 //
-// It is the shipped stub, kept here, outside the student's file, so that editing student.cu cannot move the zero of
-// the grading scale. Keep the two in step when the stub changes.
+// Build and grade, from the build directory:   make lab7 && ./grade lab7
+// Check correctness only, with Catch2's report: ./lab7 check --impl student
+// Time one exercise with its stages alone and the overlap: ./lab7 time --impl student --exercise pipeline
+// The exercise sheet is labs/07_streams/README.md.
+//
+// Host-device copies go over the host link (PCIe or NVLink-C2C), tens of GB/s against the GPU memory's thousands:
+// for a kernel that touches each element once, the copies are the whole cost. This lab is about making them fast
+// and hiding them. Every function below is correct but slow. Keep the names and signatures: streams.hpp is the
+// contract (read its rules on streams and events).
+//
+//   1. pinned_memory     the harness allocates its host arrays with your allocate(), which uses malloc: pageable
+//                        memory, which the driver must copy through a pinned bounce buffer of its own. Allocate
+//                        page-locked memory instead (and free it with the matching call).
+//   2. pipeline          H2D of the whole array, then the kernel, then D2H: each stage waits for the one before,
+//                        and the copy engines take turns. Split the array into chunks and spread them over several
+//                        streams so chunk i's H2D, chunk i-1's kernel and chunk i-2's D2H run at the same time.
+//   3. stencil_pipeline  the same, but element i needs elements i-1 and i+1: a chunk's kernel needs its neighbours'
+//                        first and last elements on the device. Express that with events (cudaEventRecord after a
+//                        chunk's copy, cudaStreamWaitEvent before its neighbours' kernels), not with a device-wide
+//                        synchronization, which a launcher must never do.
 #include "streams.hpp"
 
 #include <harness/launcher.hpp>

@@ -1,7 +1,20 @@
-// Lab 01: the naive baseline used for grading: no performance points at or above its time.
+// Lab 01: memory coalescing -- YOUR FILE.
+// You edit student.cu, which the build makes as a copy of stub.cu (delete student.cu and configure again to
+// start over). stub.cu stays as shipped: it is the baseline, the zero of the performance scale.
 //
-// It is the shipped stub, kept here, outside the student's file, so that editing student.cu cannot move the zero of
-// the grading scale. Keep the two in step when the stub changes.
+// Build and grade, from the build directory:   make lab1 && ./grade lab1
+// Check correctness only, with Catch2's report: ./lab1 check --impl student
+// The exercise sheet is labs/01_coalescing/README.md.
+//
+// Every launcher below is correct but slow: it uses the CPU habit of giving each thread its own contiguous slice of
+// the data. On a GPU the 32 threads of a warp issue each load together, and the hardware serves them in 32-byte
+// sectors: when lane k reads word k of the same sector the warp needs 4 sectors per load, when lane k reads a word
+// 4 KiB away from lane k-1 it needs 32. Rewrite the kernels (and launch configurations) so adjacent threads touch
+// adjacent words. Keep the launcher names and signatures: coalescing.hpp is the contract.
+//
+//   1. scale        y[i] = alpha * x[i]            ceiling: the device-to-device copy (it moves the same bytes)
+//   2. dot          *result = sum x[i] * y[i]       ceiling: the copy; reads 8 bytes per element
+//   3. column_sums  sums[c] = sum_r a[r][c]         ceiling: the copy; map threadIdx.x to the contiguous index
 #include "coalescing.hpp"
 
 #include <harness/launcher.hpp>

@@ -1,7 +1,24 @@
-// Lab 03: the naive baseline used for grading: no performance points at or above its time.
+// Lab 03: warp shuffles -- YOUR FILE.
+// You edit student.cu, which the build makes as a copy of stub.cu (delete student.cu and configure again to
+// start over). stub.cu stays as shipped: it is the baseline, the zero of the performance scale.
 //
-// It is the shipped stub, kept here, outside the student's file, so that editing student.cu cannot move the zero of
-// the grading scale. Keep the two in step when the stub changes.
+// Build and grade, from the build directory:   make lab3 && ./grade lab3
+// Check correctness only, with Catch2's report: ./lab3 check --impl student
+// The exercise sheet is labs/03_warp_shuffles/README.md; the calling convention is in warp_shuffles.hpp.
+//
+// Each exercise is one device function of `Ops` below; the test kernels that call them (test_kernels.cuh) are
+// fixed. Every function here is correct but slow: it moves values between lanes through shared memory, with a
+// barrier between every write and read. Rewrite them with the shuffle intrinsics, which move a register from one
+// lane to another in one instruction. `mask` names exactly the calling lanes (a prefix, lanes 0..k-1, with k < 32
+// in partial warps): pass it to every *_sync intrinsic, and never use a value shuffled in from a lane outside it.
+//
+//   1. warp_sum              __shfl_down_sync; lane 0 returns the total
+//   2. warp_allreduce        __shfl_xor_sync; every lane returns the total (careful: partial warps)
+//      warp_broadcast        __shfl_sync from lane src
+//   3. warp_inclusive_scan   __shfl_up_sync
+//   4. block_sum             warp sums, one shared slot per warp, one more warp sum (careful: the last warp of a
+//                            block of 33 threads has one lane)
+// Ceiling: full-warp __shfl_xor_sync reductions of registers, measured in the same run.
 #include "test_kernels.cuh"
 
 #include <harness/launcher.hpp>

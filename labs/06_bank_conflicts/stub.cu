@@ -1,7 +1,26 @@
-// Lab 06: the naive baseline used for grading: no performance points at or above its time.
+// Lab 06: bank conflicts -- YOUR FILE.
+// You edit student.cu, which the build makes as a copy of stub.cu (delete student.cu and configure again to
+// start over). stub.cu stays as shipped: it is the baseline, the zero of the performance scale.
 //
-// It is the shipped stub, kept here, outside the student's file, so that editing student.cu cannot move the zero of
-// the grading scale. Keep the two in step when the stub changes.
+// Build and grade, from the build directory:   make lab6 && ./grade lab6
+// Check correctness only, with Catch2's report: ./lab6 check --impl student
+// Time one exercise against the reference and the ceiling: ./lab6 time --impl student --exercise transpose_tiled
+// The exercise sheet is labs/06_bank_conflicts/README.md.
+//
+// out (cols x rows) = transpose of in (rows x cols), both row-major. A transpose does no arithmetic: it reads 4 bytes
+// and writes 4 bytes per element, so its ceiling is a copy with the same access pattern, measured in the same run.
+// Every launcher below is correct but slow. Keep the names and signatures: transpose.hpp is the contract.
+//
+//   1. transpose_tiled   the naive kernel reads rows of `in` (coalesced) and writes columns of `out`: the 32 lanes
+//                        of a warp store to 32 different rows, 32 separate 32-byte sectors for 128 useful bytes.
+//                        Stage a 32 x 32 tile in shared memory: read it row by row, __syncthreads(), and write the
+//                        transposed tile row by row, so both global sides are coalesced.
+//   2. transpose_padded  the tiled kernel below reads its tile by column: tile[threadIdx.x][j] is 32 words 32 words
+//                        apart, all in one of the 32 banks, so the warp's load is served in 32 passes. Pad each
+//                        row of the tile by one word (or swizzle the column index) so the 32 words fall in 32
+//                        different banks.
+//
+// Shapes that are not square and not multiples of 32 are tested: mind which extent bounds which index.
 #include "transpose.hpp"
 
 #include <harness/launcher.hpp>

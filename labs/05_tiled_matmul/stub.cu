@@ -1,4 +1,6 @@
 // Lab 05: tiled matmul -- YOUR FILE.
+// You edit student.cu, which the build makes as a copy of stub.cu (delete student.cu and configure again to
+// start over). stub.cu stays as shipped: it is the baseline, the zero of the performance scale.
 //
 // Build and grade, from the build directory:   make lab5 && ./grade lab5
 // Check correctness only, with Catch2's report: ./lab5 check --impl student
