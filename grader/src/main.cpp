@@ -214,8 +214,8 @@ int run(int argc, char** argv) {
     const auto info = query_info(lab_binary(bin_dir, lab->number));
     switch (info.kind) {
       case InfoOutcome::Kind::kNoGpu:
-        fmt::print(stderr, "grade: no CUDA GPU is visible (lab{} info: {}); grading needs an NVIDIA GPU\n",
-                   lab->number, info.message);
+        fmt::print(stderr, "grade: grading needs an NVIDIA GPU, and lab{} sees none: {}\n", lab->number,
+                   info.message);
         return kExitNoGpu;
       case InfoOutcome::Kind::kNoBinary: fmt::print(stderr, "{}\n", not_built_message(lab->number)); break;
       case InfoOutcome::Kind::kFailed:

@@ -89,7 +89,9 @@ TEST_CASE("grade on a machine without a GPU prints one clear line and exits 3", 
   if (gpu_present()) SKIP("a GPU is present");
   const auto r = run({"grade", lab_names().at(0)});
   CHECK(r.exit_code == 3);
+  CHECK(r.err.find("grading needs an NVIDIA GPU") != std::string::npos);
   CHECK(r.err.find("no CUDA GPU is visible") != std::string::npos);
+  CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
   CHECK(r.err.find("Traceback") == std::string::npos);
   CHECK(r.err.find("terminate called") == std::string::npos);
 }
