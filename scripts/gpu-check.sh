@@ -11,7 +11,8 @@
 # `tests` took 3 minutes and the self-check of all seven labs 8.
 #
 # COURSE_LABS="01_coalescing;02_divergence" limits the build and the grading to those labs (default: all).
-# Dependencies missing on the GPU machine (CLI11) are found under .deps/root/usr when present (see README).
+# Dependencies missing on the GPU machine (CLI11) are found under .deps/root/usr when present: scripts/fetch-gpu-deps.sh
+# makes that folder; carry it with the call.
 set -uo pipefail
 out=$(mkdir -p "${1:?usage: scripts/gpu-check.sh OUT_DIR [COMMIT]}" && cd "$1" && pwd)
 commit=${2:-unknown}
