@@ -39,8 +39,6 @@ struct Shape {
   // Spelled out (not `= default`) so the header also compiles as CUDA C++17, for lab support kernels.
   /// Same extents.
   friend bool operator==(const Shape& a, const Shape& b) { return a.dims == b.dims; }
-  /// Different extents.
-  friend bool operator!=(const Shape& a, const Shape& b) { return !(a == b); }
 };
 
 /// Every pair (a, b) of `extents`, for 2D exercises: edge values in both dimensions at once.
@@ -85,8 +83,7 @@ class Buffer {
   virtual void verify(bool check_contents, std::vector<std::string>& problems) const = 0;
 
  protected:
-  [[nodiscard]] void* raw_data() const;                              ///< start of the data, after the guard
-  [[nodiscard]] std::size_t data_bytes() const { return bytes_; }  ///< bytes of data, guards excluded
+  [[nodiscard]] void* raw_data() const;  ///< start of the data, after the guard
   /// False if anything wrote into the guard zones before or after the data.
   [[nodiscard]] bool guards_intact() const;
   /// Copies the data to `host` (synchronous).
