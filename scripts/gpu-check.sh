@@ -5,8 +5,9 @@
 #
 #   scripts/gpu-check.sh OUT_DIR [COMMIT] [PHASE]
 #
-# PHASE is `tests` (clean build, the student's timed path for lab 1, every test), `grade` (self-check of every lab),
-# `repeat` (lab 1 graded twice in a row) or `all` (default). `grade` and `repeat` use the build directory that
+# PHASE is a comma-separated list of `tests` (clean build, the student's timed path for lab 1, every test), `grade`
+# (self-check of every lab), `repeat` (lab 1 graded twice in a row) and `counters` (shared-memory bank conflicts of lab
+# 6's stubs and references, read by ncu), or `all` (default). Every phase after `tests` uses the build directory that
 # `tests` left. The phases exist because one command on the lent GPU machine may run 10 minutes at most: on an H200
 # `tests` took 3 minutes and the self-check of all seven labs 8.
 #
@@ -29,7 +30,8 @@ prefix=(-DCOURSE_LABS="${COURSE_LABS:-}")
 labs=all
 [ -n "${COURSE_LABS:-}" ] && labs=$(echo "$COURSE_LABS" | tr ';' ' ')
 
-runs() { [ "$phase" = all ] || [ "$phase" = "$1" ]; }
+runs() { [ "$phase" = all ] || [[ ",$phase," == *",$1,"* ]]; }
+builds() { [ -z "${COURSE_LABS:-}" ] || [[ ";$COURSE_LABS;" == *";$1;"* ]]; }
 
 if runs tests; then
 step "GPU"
@@ -42,11 +44,13 @@ cmake -S "$root" -B "$build" -G "Unix Makefiles" "${prefix[@]}" >"$out/build.log
 # At most 8 files come back from the GPU machine: build.log, student-lab1.{txt,json}, ctest.log, self-check.txt and
 # the results JSON.
 # The student's path, timed as the issue states it: a fresh configured build directory, one lab, one grade.
-step "make lab1 && ./grade lab1 (fresh build directory)"
-start=$(date +%s)
-(cd "$build" && make -j"$jobs" lab1 grade >>"$out/build.log" 2>&1 && ./grade lab1 --output "$out/student-lab1.json") \
-  | tee "$out/student-lab1.txt" || status=1
-echo "make lab1 && ./grade lab1: $(( $(date +%s) - start )) s" | tee -a "$out/student-lab1.txt"
+if builds 01_coalescing; then
+  step "make lab1 && ./grade lab1 (fresh build directory)"
+  start=$(date +%s)
+  (cd "$build" && make -j"$jobs" lab1 grade >>"$out/build.log" 2>&1 && ./grade lab1 --output "$out/student-lab1.json") \
+    | tee "$out/student-lab1.txt" || status=1
+  echo "make lab1 && ./grade lab1: $(( $(date +%s) - start )) s" | tee -a "$out/student-lab1.txt"
+fi
 
 step "build everything"
 make -C "$build" -j"$jobs" >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
@@ -63,10 +67,25 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-
   | tee "$out/self-check.txt" || status=1
 fi
 
-if runs repeat; then
+if runs repeat && builds 01_coalescing; then
 step "lab 1 graded twice in a row: the points must agree within 1%"
 (cd "$build" && ./grade lab1 --repeat 2 --commit "$commit" --output "$out/repeat-lab1.json") \
   | tee "$out/repeat-lab1.txt" || status=1
+fi
+
+if runs counters && builds 06_bank_conflicts; then
+step "shared-memory bank conflicts of lab 6, stub and reference (ncu)"
+# In `lab6 time` the transpose kernels launch first as: the reference's checked run (launch 0), then the baseline's,
+# which is the stub (launch 1). Each exercise's reference is the next exercise's starting point, so the four
+# kernels are: naive, unpadded tile (twice), padded tile. 8192 x 8192 as in the anchors.
+: >"$out/lab06-bank-conflicts.txt"
+for ex in transpose_tiled transpose_padded; do
+  echo "== $ex: first kernel = reference, second = stub" | tee -a "$out/lab06-bank-conflicts.txt"
+  (cd "$build" && ncu --clock-control none --print-summary none -k regex:transpose --launch-skip 0 --launch-count 2 \
+    --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,gpu__time_duration.sum \
+    ./lab6 time --impl reference --exercise "$ex" --shape 8192x8192 --max-seconds 1 --results /tmp/lab6-ncu-time.json) \
+    2>&1 | tee -a "$out/lab06-bank-conflicts.txt" || status=1
+done
 fi
 
 exit $status
