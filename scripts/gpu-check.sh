@@ -23,7 +23,7 @@ build=${BUILD_DIR:-/tmp/course-build}
 jobs=$(nproc)
 export COURSE_REQUIRE_GPU=1
 status=0
-step() { echo; echo "== $*"; }
+step() { echo; echo "== $(date -u +%H:%M:%S) $*"; }
 
 prefix=(-DCOURSE_LABS="${COURSE_LABS:-}")
 [ -d "$root/.deps/root/usr" ] && prefix+=(-DCMAKE_PREFIX_PATH="$root/.deps/root/usr")

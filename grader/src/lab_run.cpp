@@ -163,6 +163,7 @@ class ExerciseGrader {
                                      file.string()};
     if (!options_.seeds.empty()) argv.insert(argv.end(), {"--seeds", options_.seeds});
     const auto run = launch(argv, check_timeout_s_);
+    x.wall_s += run.wall_s;
 
     const auto text = read_text(file);
     const CheckFile f = text ? parse_check_results(*text, x.name) : CheckFile{};
@@ -206,6 +207,7 @@ class ExerciseGrader {
     const auto run = launch({binary_, "time", "--impl", options_.impl, "--exercise", x.name, "--results",
                              file.string()},
                             time_timeout_s_);
+    x.wall_s += run.wall_s;
 
     const auto text = read_text(file);
     const TimeFile f = text ? parse_time_results(*text) : TimeFile{};

@@ -63,7 +63,8 @@ json to_json(const ExerciseResult& x) {
             {"performance_max", x.performance_max},
             {"perf_fraction", x.score.perf_fraction},
             {"tests_passed", x.tests_passed},
-            {"tests_total", x.tests_total}};
+            {"tests_total", x.tests_total},
+            {"wall_s", x.wall_s}};
   const auto& t = x.timing;
   const auto runner = [&](auto field) -> json {
     if (!t) return {{"student", nullptr}, {"reference", nullptr}, {"baseline", nullptr}, {"ceiling", nullptr}};

@@ -118,6 +118,9 @@ TEST_CASE("every failure mode of a lab is reported with its status and a score",
   CHECK(number(copy["perf_fraction"]) == 0.0);
   CHECK(number(copy["max_score"]) == 10.0);
   CHECK_THAT(copy["message"].get<std::string>(), ContainsSubstring(c.message));
+  // The time the lab binary ran is recorded, killed runs included: a hung `time` ran until its 2 s limit.
+  if (std::string(c.mode) == "hang_time") CHECK((number(copy["wall_s"]) >= 2.0 && number(copy["wall_s"]) < 10.0));
+  CHECK(number(copy["wall_s"]) > 0);
   if (std::string(c.status) != "ok") {
     CHECK_THAT(run.process.out, ContainsSubstring(std::string("  copy: ") + c.status + ": "));
     CHECK_THAT(run.process.out, ContainsSubstring(c.message));

@@ -64,6 +64,7 @@ struct ExerciseResult {
   Score score;
   double correctness_max = 0;
   double performance_max = 0;
+  double wall_s = 0;  ///< seconds the lab binary ran for this exercise (check and time): what a grading job costs
 
   /// correctness_max + performance_max.
   double max_score() const { return correctness_max + performance_max; }
