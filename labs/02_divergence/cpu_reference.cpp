@@ -8,16 +8,30 @@
 
 namespace lab02::cpu {
 
-Element branch_element(float x, std::int64_t index, int iterations) {
-  const bool odd = index % 2 != 0;
-  const double scale = odd ? kOddScale : kEvenScale;  // the float constants, exactly
-  const double shift = odd ? kOddShift : kEvenShift;
+Element fma_chain(float x, float scale, float shift, int steps) {
   Element e{x, std::fabs(static_cast<double>(x))};
-  for (int k = 0; k < iterations; ++k) {
-    e.value = e.value * scale + shift;
+  for (int k = 0; k < steps; ++k) {
+    e.value = e.value * static_cast<double>(scale) + static_cast<double>(shift);
     e.max_abs = std::max(e.max_abs, std::fabs(e.value));
   }
   return e;
+}
+
+Element branch_element(float x, std::int64_t index, int iterations) {
+  const bool odd = index % 2 != 0;
+  return odd ? fma_chain(x, kOddScale, kOddShift, iterations) : fma_chain(x, kEvenScale, kEvenShift, iterations);
+}
+
+RegroupElement regroup_element(float x, float threshold, int heavy_steps, int light_steps) {
+  if (x >= threshold) return {fma_chain(x, kHeavyScale, kHeavyShift, heavy_steps), true, heavy_steps};
+  return {fma_chain(x, kLightScale, kLightShift, light_steps), false, light_steps};
+}
+
+double heavy_fraction(double threshold, int lo, int hi) {
+  if (hi < lo) throw std::invalid_argument("heavy_fraction: empty range");
+  int heavy = 0;
+  for (int v = lo; v <= hi; ++v) heavy += v >= threshold ? 1 : 0;
+  return static_cast<double>(heavy) / (hi - lo + 1);
 }
 
 std::vector<Sum> segment_sums(const std::vector<float>& x, std::int64_t segment) {

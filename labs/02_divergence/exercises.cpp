@@ -6,7 +6,12 @@
 #include <harness/problem.hpp>
 #include <harness/random.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace lab02 {
 namespace {
@@ -30,19 +35,79 @@ const std::vector<std::int64_t> kBranchSizes = {1, 2, 31, 32, 33, 63, 64, 65, 10
 const std::vector<std::int64_t> kSumSizes = {1, 2, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 4099, 1000003,
                                              1 << 24};
 
-/// The ceiling of "branches": 2^24 threads running the same FMA chains with every warp on one path and no loads,
-/// counted with the same 2 flops per step as the exercise's work.
+// "regroup": shapes are N x T, N elements drawn uniformly from the integers 1..16, the ones >= T heavy. T = 16 makes
+// 1 in 16 heavy (the timed case: 7 warps in 8 hold at least one heavy lane); T = 1 makes every element heavy (the
+// worklist fills up) and T = 17 none (the heavy pass has nothing to do). A heavy element takes 4096 dependent FMAs,
+// a light one 16: at 2^24 elements the heavy chains are 94% of the flops, so the heavy path decides the time.
+constexpr int kHeavySteps = 4096;
+constexpr int kLightSteps = 16;
+constexpr int kInputLo = 1, kInputHi = 16;
+constexpr std::int64_t kTimedThreshold = 16, kAllHeavy = 1, kNoneHeavy = 17;
+// Sizes as for "branches", up to the timed size itself: one atomic-filled worklist shared by 2^14 blocks.
+const std::vector<std::int64_t> kRegroupSizes = {1, 2, 31, 32, 33, 63, 64, 65, 1023, 1024, 1025, 4099, 65537,
+                                                 1000003, 1 << 24};
+// All heavy and none heavy: one element, one warp, a warp and a lane, more heavy elements than a pass sized for
+// 1 in 16 of them has threads (1025 and up), and large sizes.
+const std::vector<std::int64_t> kAllOrNoneSizes = {1, 32, 33, 1025, 65537, 1000003};
+
+std::vector<Shape> regroup_shapes() {
+  auto shapes = harness::shapes_2d(kRegroupSizes, {kTimedThreshold});
+  for (const auto& s : harness::shapes_2d(kAllOrNoneSizes, {kAllHeavy, kNoneHeavy})) shapes.push_back(s);
+  return shapes;
+}
+
+const Shape& checked_regroup(const Shape& s) {
+  if (s.dims.size() != 2 || s[0] >= (std::int64_t{1} << 31))
+    throw std::invalid_argument("regroup shapes are N x THRESHOLD with N < 2^31, e.g. 16777216x16");
+  return s;
+}
+
+/// Sets `y`'s reference from element_at(i), a cpu::Element and the number of steps it took: at every element up to
+/// 65536, at cpu::sample_indices beyond (the reference takes up to thousands of steps per element). The tolerance is
+/// per element: one rounding per step (two if a compiler splits the FMA), never amplified since |scale| < 1.
+template <class ElementAt>
+void expect_chains(Output<float>& y, std::int64_t n, ElementAt element_at) {
+  auto indices = cpu::sample_indices(n);
+  std::vector<double> ref, atol;
+  for (auto i : indices) {
+    const auto [e, steps] = element_at(i);
+    ref.push_back(e.value);
+    atol.push_back(2.0 * steps * kUnitRoundoff * e.max_abs);
+  }
+  if (static_cast<std::int64_t>(indices.size()) == n) {
+    y.expect(std::move(ref), {std::move(atol), 0.0});
+  } else {
+    y.expect_at(std::move(indices), std::move(ref), {std::move(atol), 0.0});
+  }
+}
+
+/// The compute ceilings: groups of FMA chains with every warp on one path and no loads (support/fma_ceiling.cu),
+/// counted with the same 2 flops per step as the exercises' work.
 class FmaCeiling final : public harness::CeilingOp {
  public:
-  explicit FmaCeiling(std::int64_t n) : n_(n), out_(static_cast<std::size_t>(n)) {}
-  void run(cudaStream_t stream) override { launch_fma_chains(out_.get(), n_, kIterations, stream); }
-  [[nodiscard]] double amount() const override { return 2.0 * kIterations * static_cast<double>(n_); }
-  [[nodiscard]] std::string what() const override {
-    return "the same FMA chains with every warp on one path (" + std::to_string(kIterations) + " per element)";
+  struct Chains {
+    std::int64_t count;  ///< threads, each running one chain
+    int steps;           ///< FMAs per chain
+  };
+  FmaCeiling(std::vector<Chains> groups, std::string what) : groups_(std::move(groups)), what_(std::move(what)) {
+    std::int64_t most = 1;
+    for (const auto& g : groups_) most = std::max(most, g.count);
+    out_ = harness::DeviceBuffer<float>(static_cast<std::size_t>(most));
   }
+  void run(cudaStream_t stream) override {
+    for (const auto& g : groups_)
+      if (g.count > 0) launch_fma_chains(out_.get(), g.count, g.steps, stream);
+  }
+  [[nodiscard]] double amount() const override {
+    double flops = 0;
+    for (const auto& g : groups_) flops += 2.0 * g.steps * static_cast<double>(g.count);
+    return flops;
+  }
+  [[nodiscard]] std::string what() const override { return what_; }
 
  private:
-  std::int64_t n_;
+  std::vector<Chains> groups_;
+  std::string what_;
   harness::DeviceBuffer<float> out_;
 };
 
@@ -51,20 +116,9 @@ class Branches final : public harness::Problem {
   explicit Branches(const Shape& s) : Problem(s), n_(s[0]), x_(*this, "x", n_), y_(*this, "y", n_) {}
   void generate(std::uint64_t seed) override {
     x_.set(harness::random_ints(n_, seed, -8, 8));
-    // The reference takes 512 steps per element: beyond 65536 elements it is computed at samples only.
-    auto indices = cpu::sample_indices(n_);
-    std::vector<double> ref, atol;
-    for (auto i : indices) {
-      const auto e = cpu::branch_element(x_.host()[i], static_cast<std::int64_t>(i), kIterations);
-      ref.push_back(e.value);
-      // One rounding per step (two if a compiler splits the FMA), never amplified since |scale| < 1.
-      atol.push_back(2.0 * kIterations * kUnitRoundoff * e.max_abs);
-    }
-    if (static_cast<std::int64_t>(indices.size()) == n_) {
-      y_.expect(std::move(ref), {std::move(atol), 0.0});
-    } else {
-      y_.expect_at(std::move(indices), std::move(ref), {std::move(atol), 0.0});
-    }
+    expect_chains(y_, n_, [&](std::size_t i) {
+      return std::pair{cpu::branch_element(x_.host()[i], static_cast<std::int64_t>(i), kIterations), kIterations};
+    });
   }
   void run(const harness::Impl& impl, cudaStream_t s) override {
     impl.launcher<BranchesLauncher>("branches")(x_.data(), y_.data(), n_, kIterations, s);
@@ -104,6 +158,71 @@ class BlockSums final : public harness::Problem {
   Output<float> sums_;
 };
 
+/// Device scratch owned by a Problem and handed to the launcher. It takes the output role only for what the harness
+/// does to outputs before a run: filled with 0xFF bytes (every int reads -1), so a launcher that trusts a counter
+/// to start at 0 fails. After a run only its guard zones are checked; its contents are the launcher's business (the
+/// order of a worklist filled by atomics differs from run to run).
+class Scratch final : public harness::Buffer {
+ public:
+  Scratch(harness::Problem& owner, std::string name, std::size_t ints)
+      : Buffer(owner, Role::output, std::move(name), ints * sizeof(int)) {}
+  [[nodiscard]] int* data() const { return static_cast<int*>(raw_data()); }
+  void verify(bool, std::vector<std::string>& problems) const override {
+    if (!guards_intact())
+      problems.push_back("out-of-bounds write: something wrote just outside scratch '" + name() + "'");
+  }
+};
+
+class Regroup final : public harness::Problem {
+ public:
+  explicit Regroup(const Shape& s)
+      : Problem(checked_regroup(s)),
+        n_(s[0]),
+        threshold_(static_cast<float>(s[1])),
+        x_(*this, "x", n_),
+        y_(*this, "y", n_),
+        worklist_(*this, "worklist", n_),
+        count_(*this, "count", 1) {}
+  void generate(std::uint64_t seed) override {
+    x_.set(harness::random_ints(n_, seed, kInputLo, kInputHi));
+    heavy_ = std::count_if(x_.host().begin(), x_.host().end(), [&](float v) { return v >= threshold_; });
+    expect_chains(y_, n_, [&](std::size_t i) {
+      const auto e = cpu::regroup_element(x_.host()[i], threshold_, kHeavySteps, kLightSteps);
+      return std::pair{cpu::Element(e), e.steps};
+    });
+  }
+  void run(const harness::Impl& impl, cudaStream_t s) override {
+    impl.launcher<RegroupLauncher>("regroup")(x_.data(), y_.data(), n_, threshold_, kHeavySteps, kLightSteps,
+                                              worklist_.data(), count_.data(), s);
+  }
+  // The chains the input needs, 2 flops per step: the heavy elements' long ones and everyone else's short ones.
+  // Reading x and writing y is small beside it; the worklist is the kernel's choice, not the exercise's work.
+  [[nodiscard]] Work work() const override {
+    const double heavy = static_cast<double>(heavy_), light = static_cast<double>(n_ - heavy_);
+    return {.bytes = 8.0 * n_, .flops = 2.0 * (heavy * kHeavySteps + light * kLightSteps)};
+  }
+
+ private:
+  std::int64_t n_;
+  float threshold_;
+  std::int64_t heavy_ = 0;
+  Input<float> x_;
+  Output<float> y_;
+  Scratch worklist_, count_;
+};
+
+/// The ceiling of "regroup": the chains of the expected number of heavy elements packed into full warps, then the
+/// light elements' chains, no divergence and no loads: what the arithmetic costs when no lane waits for another.
+std::unique_ptr<harness::CeilingOp> regroup_ceiling(const Shape& s) {
+  const std::int64_t n = checked_regroup(s)[0];
+  const double fraction = cpu::heavy_fraction(static_cast<double>(s[1]), kInputLo, kInputHi);
+  const auto heavy = static_cast<std::int64_t>(std::llround(static_cast<double>(n) * fraction));
+  return std::make_unique<FmaCeiling>(
+      std::vector<FmaCeiling::Chains>{{heavy, kHeavySteps}, {n - heavy, kLightSteps}},
+      "the expected heavy chains (" + std::to_string(kHeavySteps) + " FMAs) in full warps, then the light ones (" +
+          std::to_string(kLightSteps) + "), no loads");
+}
+
 }  // namespace
 
 REGISTER_EXERCISE({
@@ -113,7 +232,12 @@ REGISTER_EXERCISE({
     .timed_shape = {1 << 24},
     .bound = harness::Bound::compute,
     .make = [](const Shape& s) { return std::make_unique<Branches>(s); },
-    .ceiling = [](const Shape& s) { return std::make_unique<FmaCeiling>(s[0]); },
+    .ceiling =
+        [](const Shape& s) {
+          return std::make_unique<FmaCeiling>(
+              std::vector<FmaCeiling::Chains>{{s[0], kIterations}},
+              "the same FMA chains with every warp on one path (" + std::to_string(kIterations) + " per element)");
+        },
 });
 
 REGISTER_EXERCISE({
@@ -122,6 +246,16 @@ REGISTER_EXERCISE({
     .test_shapes = harness::shapes_1d(kSumSizes),
     .timed_shape = {1 << 28},
     .make = [](const Shape& s) { return std::make_unique<BlockSums>(s); },
+});
+
+REGISTER_EXERCISE({
+    .name = "regroup",
+    .title = "A few heavy elements in every warp: collect them in a worklist and run them in full warps",
+    .test_shapes = regroup_shapes(),
+    .timed_shape = {1 << 24, kTimedThreshold},
+    .bound = harness::Bound::compute,
+    .make = [](const Shape& s) { return std::make_unique<Regroup>(s); },
+    .ceiling = regroup_ceiling,
 });
 
 }  // namespace lab02

@@ -1,4 +1,4 @@
-// Lab 02's compute ceiling: the exercise's FMA chains, every warp on one path, no loads (see fma_ceiling.hpp).
+// Lab 02's compute ceiling: the exercises' FMA chains, every warp on one path, no loads (see fma_ceiling.hpp).
 #include "support/fma_ceiling.hpp"
 
 #include "divergence.hpp"
