@@ -119,16 +119,23 @@ void Output<T>::verify(bool check_contents, std::vector<std::string>& problems) 
   if (!c.ok()) problems.push_back(c.describe("output '" + name() + "'", tolerance_));
 }
 
+template <class T>
+void Scratch<T>::verify(bool /*check_contents*/, std::vector<std::string>& problems) const {
+  if (!guards_intact())
+    problems.push_back("out-of-bounds write: something wrote just outside scratch '" + name() + "'");
+}
+
 template class Input<float>;
 template class Input<std::int32_t>;
 template class Output<float>;
 template class Output<std::int32_t>;
+template class Scratch<std::int32_t>;
 
 // ---- Problem ----
 
 void Problem::poison(cudaStream_t stream) {
   for (Buffer* b : buffers_)
-    if (b->role() == Buffer::Role::output) b->poison(stream);
+    if (b->role() != Buffer::Role::input) b->poison(stream);
 }
 
 Verdict Problem::verify(bool check_contents) const {

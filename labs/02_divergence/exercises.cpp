@@ -158,21 +158,6 @@ class BlockSums final : public harness::Problem {
   Output<float> sums_;
 };
 
-/// Device scratch owned by a Problem and handed to the launcher. It takes the output role only for what the harness
-/// does to outputs before a run: filled with 0xFF bytes (every int reads -1), so a launcher that trusts a counter
-/// to start at 0 fails. After a run only its guard zones are checked; its contents are the launcher's business (the
-/// order of a worklist filled by atomics differs from run to run).
-class Scratch final : public harness::Buffer {
- public:
-  Scratch(harness::Problem& owner, std::string name, std::size_t ints)
-      : Buffer(owner, Role::output, std::move(name), ints * sizeof(int)) {}
-  [[nodiscard]] int* data() const { return static_cast<int*>(raw_data()); }
-  void verify(bool, std::vector<std::string>& problems) const override {
-    if (!guards_intact())
-      problems.push_back("out-of-bounds write: something wrote just outside scratch '" + name() + "'");
-  }
-};
-
 class Regroup final : public harness::Problem {
  public:
   explicit Regroup(const Shape& s)
@@ -208,7 +193,7 @@ class Regroup final : public harness::Problem {
   std::int64_t heavy_ = 0;
   Input<float> x_;
   Output<float> y_;
-  Scratch worklist_, count_;
+  harness::Scratch<int> worklist_, count_;
 };
 
 /// The ceiling of "regroup": the chains of the expected number of heavy elements packed into full warps, then the

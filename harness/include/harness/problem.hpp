@@ -65,10 +65,12 @@ class Problem;
 /// A device buffer with guard zones on both sides, owned by a Problem. Base of Input and Output.
 class Buffer {
  public:
-  /// Inputs are checked for modification; outputs are poisoned before every run and compared after it.
+  /// Inputs are checked for modification; outputs are poisoned before every run and compared after it; scratch is
+  /// poisoned before and only its guard zones are checked after.
   enum class Role {
-    input,  ///< must be unchanged after the run
-    output  ///< poisoned before, compared after
+    input,   ///< must be unchanged after the run
+    output,  ///< poisoned before, compared after
+    scratch  ///< poisoned before, contents are the launcher's business
   };
   /// Allocates `bytes` plus guard zones and registers the buffer with `owner`.
   Buffer(Problem& owner, Role role, std::string name, std::size_t bytes);
@@ -150,6 +152,20 @@ class Output : public Buffer {
   std::vector<std::size_t> sampled_;  // empty: every element
 };
 
+/// Device memory a Problem hands its launcher to work in (a worklist and its counter, partial sums): poisoned before
+/// every checked run, so a launcher that expects zeros there fails, and guarded against out-of-bounds writes, but
+/// never compared, since what a launcher leaves there (the order of an atomically filled worklist) is its own
+/// business. During timing, each call finds what the previous one left.
+template <class T>
+class Scratch : public Buffer {
+ public:
+  /// `count` elements called `name`, owned by `owner`.
+  Scratch(Problem& owner, std::string name, std::size_t count)
+      : Buffer(owner, Role::scratch, std::move(name), count * sizeof(T)) {}
+  [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }  ///< the device pointer
+  void verify(bool check_contents, std::vector<std::string>& problems) const override;
+};
+
 /// The result of checking one run.
 struct Verdict {
   bool ok = true;       ///< nothing wrong
@@ -173,7 +189,7 @@ class Problem {
   [[nodiscard]] virtual Work work() const = 0;
 
   [[nodiscard]] const Shape& shape() const { return shape_; }  ///< the shape it was made for
-  /// Poisons every output.
+  /// Poisons every output and scratch buffer.
   void poison(cudaStream_t stream);
   /// Checks guards of every buffer and, when `check_contents`, that outputs match the reference and inputs are
   /// unchanged. Synchronizes the device first. Override to check more (host outputs, say), calling this first.
