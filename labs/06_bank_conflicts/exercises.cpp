@@ -1,11 +1,15 @@
 // Lab 06's exercises: inputs, CPU references, the work each must do, and the sizes tested and timed.
 #include "cpu_reference.hpp"
+#include "row_sums.hpp"
+#include "support/read_stream.hpp"
 #include "support/same_pattern_copy.hpp"
 #include "transpose.hpp"
 
 #include <harness/cuda_check.hpp>
 #include <harness/problem.hpp>
 #include <harness/random.hpp>
+
+#include <stdexcept>
 
 namespace lab06 {
 namespace {
@@ -74,6 +78,66 @@ std::function<std::unique_ptr<harness::Problem>(const Shape&)> maker(const char*
 }
 std::unique_ptr<harness::CeilingOp> ceiling(const Shape& s) { return std::make_unique<SamePatternCopy>(s); }
 
+class RowSums final : public harness::Problem {
+ public:
+  explicit RowSums(const Shape& s)
+      : Problem(s), rows_(s[0]), cols_(s[1]), in_(*this, "in", rows_ * cols_), out_(*this, "out", rows_) {
+    if (cols_ > kWidestExactRow)
+      throw std::invalid_argument("row_sums: rows longer than 2^21 floats are not compared exactly; use fewer columns");
+  }
+  void generate(std::uint64_t seed) override {
+    in_.set(harness::random_ints(rows_ * cols_, seed, -8, 8));
+    // Exact: the inputs are nonzero integers of magnitude <= 8, so every partial sum of a row, in any order, is an
+    // integer of magnitude <= 8 * cols <= 2^24 (cols <= 2^21, checked above; 8000 at the timed shape), which float
+    // represents exactly. An element dropped, added twice or taken from another row moves a sum by a nonzero integer.
+    out_.expect(cpu::row_sums(in_.host(), rows_, cols_), Tolerance::exact());
+  }
+  void run(const harness::Impl& impl, cudaStream_t s) override {
+    impl.launcher<RowSumsLauncher>("row_sums")(in_.data(), out_.data(), rows_, cols_, s);
+  }
+  // Reads 4 bytes per element and writes 4 per row, one add per element: a read stream, memory-bound.
+  [[nodiscard]] Work work() const override {
+    return {.bytes = 4.0 * rows_ * cols_ + 4.0 * rows_, .flops = 1.0 * rows_ * cols_};
+  }
+
+ private:
+  static constexpr std::int64_t kWidestExactRow = std::int64_t{1} << 21;
+  std::int64_t rows_, cols_;
+  Input<float> in_;
+  Output<float> out_;
+};
+
+/// The ceiling of row_sums: support/read_stream.cu reading a matrix of the same size, on buffers of its own.
+class ReadStream final : public harness::CeilingOp {
+ public:
+  explicit ReadStream(const Shape& s)
+      : n_(s[0] * s[1]), blocks_(read_stream_blocks()), in_(n_), partials_(read_stream_partials(blocks_)) {
+    CUDA_CHECK(cudaMemset(in_.get(), 0x3f, in_.bytes()));
+  }
+  void run(cudaStream_t stream) override { launch_read_stream(in_.get(), n_, partials_.get(), blocks_, stream); }
+  [[nodiscard]] double amount() const override { return 4.0 * n_ + 4.0 * partials_.size(); }
+  [[nodiscard]] std::string what() const override {
+    return "read-only stream of the same bytes (grid-stride float4 loads, one float per warp written)";
+  }
+
+ private:
+  std::int64_t n_;
+  int blocks_;
+  harness::DeviceBuffer<float> in_, partials_;
+};
+
+// row_sums: rows around a warp (32 rows per warp), a block (256 rows) and 4 blocks, times columns around a 32-column
+// slice, a ragged width (1000 = 31 slices + 8) and 1025; then many blocks, and rows of thousands of slices.
+const std::vector<Shape> kRowSumsShapes = [] {
+  auto shapes = harness::shapes_2d({1, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025}, {1, 31, 32, 33, 63, 1000, 1025});
+  for (Shape s : {Shape{8193, 1000}, Shape{65537, 100}, Shape{3, 100003}}) shapes.push_back(s);
+  return shapes;
+}();
+// 262144 x 1000 floats: 1.05 GB read, about 0.25 ms at the rate of the anchors' float4 reduction (4389 GB/s): far
+// above launch overhead. 1000 columns is 31 full 32-column slices and a ragged one, so the edge handling is timed
+// too; 262144 rows is 1024 blocks of 256 rows.
+const Shape kRowSumsTimed = {262144, 1000};
+
 }  // namespace
 
 REGISTER_EXERCISE({
@@ -92,6 +156,15 @@ REGISTER_EXERCISE({
     .timed_shape = kTimed,
     .make = maker("transpose_padded"),
     .ceiling = ceiling,
+});
+
+REGISTER_EXERCISE({
+    .name = "row_sums",
+    .title = "Thread-per-row sums from a shared-memory tile: the row walk without bank conflicts",
+    .test_shapes = kRowSumsShapes,
+    .timed_shape = kRowSumsTimed,
+    .make = [](const Shape& s) { return std::make_unique<RowSums>(s); },
+    .ceiling = [](const Shape& s) { return std::make_unique<ReadStream>(s); },
 });
 
 }  // namespace lab06
