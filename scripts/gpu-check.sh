@@ -75,15 +75,15 @@ fi
 
 if runs counters && builds 06_bank_conflicts; then
 step "shared-memory bank conflicts of lab 6, stub and reference (ncu)"
-# In `lab6 time` the transpose kernels launch first as: the reference's checked run (launch 0), then the baseline's,
-# which is the stub (launch 1). Each exercise's reference is the next exercise's starting point, so the four
-# kernels are: naive, unpadded tile (twice), padded tile. 8192 x 8192 as in the anchors.
+# In `lab6 time` the exercise's kernels launch first as: the reference's checked run (launch 0), then the
+# baseline's, which is the stub (launch 1). For the transposes each exercise's reference is the next one's stub.
 : >"$out/lab06-bank-conflicts.txt"
-for ex in transpose_tiled transpose_padded; do
-  echo "== $ex: first kernel = reference, second = stub" | tee -a "$out/lab06-bank-conflicts.txt"
-  (cd "$build" && ncu --clock-control none --print-summary none -k regex:transpose --launch-skip 0 --launch-count 2 \
+for run in "transpose_tiled transpose 8192x8192" "transpose_padded transpose 8192x8192" "row_sums row_sums 65536x1000"; do
+  read -r ex kernel shape <<<"$run"
+  echo "== $ex at $shape: first kernel = reference, second = stub" | tee -a "$out/lab06-bank-conflicts.txt"
+  (cd "$build" && ncu --clock-control none --print-summary none -k "regex:$kernel" --launch-skip 0 --launch-count 2 \
     --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,gpu__time_duration.sum \
-    ./lab6 time --impl reference --exercise "$ex" --shape 8192x8192 --max-seconds 1 --results /tmp/lab6-ncu-time.json) \
+    ./lab6 time --impl reference --exercise "$ex" --shape "$shape" --max-seconds 1 --results /tmp/lab6-ncu-time.json) \
     2>&1 | tee -a "$out/lab06-bank-conflicts.txt" || status=1
 done
 fi
