@@ -47,7 +47,7 @@ cmake -S "$root" -B "$build" -G "Unix Makefiles" "${prefix[@]}" >"$out/build.log
 if builds 01_coalescing; then
   step "make lab1 && ./grade lab1 (fresh build directory)"
   start=$(date +%s)
-  (cd "$build" && make -j"$jobs" lab1 grade >>"$out/build.log" 2>&1 && ./grade lab1 --output "$out/student-lab1.json") \
+  (cd "$build" && make -j"$jobs" lab1 grade >>"$out/build.log" 2>&1 && ./grade lab1 --commit "$commit" --output "$out/student-lab1.json") \
     | tee "$out/student-lab1.txt" || status=1
   echo "make lab1 && ./grade lab1: $(( $(date +%s) - start )) s" | tee -a "$out/student-lab1.txt"
 fi
