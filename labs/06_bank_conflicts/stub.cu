@@ -24,9 +24,9 @@
 //   3. row_sums          one thread per row, as in kernels that take a statistic of each short row (the max and sum
 //                        before a softmax, the mean and variance of a norm). Each warp stages 32 rows x 32 columns
 //                        in shared memory with coalesced loads, then lane t walks row t of its tile: tile[t][k], 32
-//                        words 32 apart at every k, all in one bank, so each of the 32 loads of the walk takes 32
-//                        passes. Keep the thread-per-row walk and change the tile's layout (pad or swizzle) so the
-//                        32 lanes hit 32 banks.
+//                        words 32 apart at every k, all in one bank. Keep the thread-per-row walk and change the
+//                        tile's layout (pad or swizzle) so the 32 lanes hit 32 banks, then measure: conflicts and
+//                        time (a measurement exercise, graded on correctness; the sheet says why).
 //
 // Shapes that are not square and not multiples of 32 are tested: mind which extent bounds which index.
 #include "row_sums.hpp"
@@ -105,7 +105,9 @@ __global__ void row_sums_kernel(const float* in, float* out, std::int64_t rows, 
       tile[i][lane] = i < n && in_cols ? *p : 0.0f;
     __syncwarp();  // row t of the tile was written by all 32 lanes
 #pragma unroll
-    for (int k = 0; k < kTile; ++k) sum += tile[lane][k];  // word 32 t + k: bank k for every lane, 32 passes
+    // Word 32 t + k: bank k for every lane. nvcc merges four steps into one 16-byte load (8 per slice, not 32); with
+    // all 32 lanes on the same 4 banks each takes 32 passes where 4 would do (measured: results/, lab 06's sheet).
+    for (int k = 0; k < kTile; ++k) sum += tile[lane][k];
     __syncwarp();  // every lane has walked its row before the next slice overwrites the tile
   }
   if (lane < n) out[row0 + lane] = sum;
