@@ -9,7 +9,12 @@
 # (self-check of every lab), `repeat` (lab 1 graded twice in a row) and `counters` (shared-memory bank conflicts of lab
 # 6's stubs and references, read by ncu), or `all` (default). Every phase after `tests` uses the build directory that
 # `tests` left. The phases exist because one command on the lent GPU machine may run 10 minutes at most: on an H200
-# `tests` took 3 minutes and the self-check of all seven labs 8.
+# (commit 5b25bc3) `tests` took 3.5 minutes, `grade` 11 and `counters` 1. A phase longer than one command runs
+# detached and is collected by the next call, made within the 30 s the machine stays warm:
+#   call 1: scripts/gpu-check.sh $OUT C tests; mkdir -p /tmp/gc; (setsid nohup bash -c "scripts/gpu-check.sh /tmp/gc C
+#           grade,counters >/tmp/gc/log.txt 2>&1; echo \$? >/tmp/gc.done" </dev/null >/dev/null 2>&1 &);
+#           while [ ! -e /tmp/gc.done ] && [ $SECONDS -lt 580 ]; do sleep 5; done
+#   call 2: while [ ! -e /tmp/gc.done ]; do sleep 5; done; cp /tmp/gc/* $OUT/
 #
 # COURSE_LABS="01_coalescing;02_divergence" limits the build and the grading to those labs (default: all).
 # Dependencies missing on the GPU machine (CLI11) are found under .deps/root/usr when present: scripts/fetch-gpu-deps.sh
@@ -47,7 +52,8 @@ cmake -S "$root" -B "$build" -G "Unix Makefiles" "${prefix[@]}" >"$out/build.log
 if builds 01_coalescing; then
   step "make lab1 && ./grade lab1 (fresh build directory)"
   start=$(date +%s)
-  (cd "$build" && make -j"$jobs" lab1 grade >>"$out/build.log" 2>&1 && ./grade lab1 --commit "$commit" --output "$out/student-lab1.json") \
+  (cd "$build" && make -j"$jobs" lab1 grade >>"$out/build.log" 2>&1 &&
+     ./grade lab1 --commit "$commit" --output "$out/student-lab1.json") \
     | tee "$out/student-lab1.txt" || status=1
   echo "make lab1 && ./grade lab1: $(( $(date +%s) - start )) s" | tee -a "$out/student-lab1.txt"
 fi
@@ -78,11 +84,14 @@ step "shared-memory bank conflicts of lab 6, stub and reference (ncu)"
 # In `lab6 time` the exercise's kernels launch first as: the reference's checked run (launch 0), then the
 # baseline's, which is the stub (launch 1). For the transposes each exercise's reference is the next one's stub.
 : >"$out/lab06-bank-conflicts.txt"
-for run in "transpose_tiled transpose 8192x8192" "transpose_padded transpose 8192x8192" "row_sums row_sums 65536x1000"; do
+metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+metrics+=,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,gpu__time_duration.sum
+for run in "transpose_tiled transpose 8192x8192" "transpose_padded transpose 8192x8192" \
+           "row_sums row_sums 65536x1000"; do
   read -r ex kernel shape <<<"$run"
   echo "== $ex at $shape: first kernel = reference, second = stub" | tee -a "$out/lab06-bank-conflicts.txt"
   (cd "$build" && ncu --clock-control none --print-summary none -k "regex:$kernel" --launch-skip 0 --launch-count 2 \
-    --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,gpu__time_duration.sum \
+    --metrics "$metrics" \
     ./lab6 time --impl reference --exercise "$ex" --shape "$shape" --max-seconds 1 --results /tmp/lab6-ncu-time.json) \
     2>&1 | tee -a "$out/lab06-bank-conflicts.txt" || status=1
 done
