@@ -27,6 +27,11 @@ function(add_lab dir)
   string(TOUPPER ${lab} LAB)
   set(${LAB}_STUDENT_SOURCE ${dir}/student.cu CACHE FILEPATH
       "The file compiled as ${lab}'s 'student' implementation (point it at a submission to grade it)")
+  if(NOT ${LAB}_STUDENT_SOURCE)  # -DLAB1_STUDENT_SOURCE= (empty) goes back to the lab's own student.cu
+    set(${LAB}_STUDENT_SOURCE ${dir}/student.cu CACHE FILEPATH "" FORCE)
+  elseif(NOT EXISTS ${${LAB}_STUDENT_SOURCE})
+    message(FATAL_ERROR "${LAB}_STUDENT_SOURCE: no such file: ${${LAB}_STUDENT_SOURCE}")
+  endif()
 
   file(GLOB cpu_sources CONFIGURE_DEPENDS ${dir}/*.cpp)
   list(FILTER cpu_sources EXCLUDE REGEX "/cpu_tests\\.cpp$")

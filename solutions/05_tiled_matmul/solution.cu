@@ -26,19 +26,27 @@ dim3 blocks_over(std::int64_t rows, std::int64_t cols, int tile) {  // x over co
   return dim3(static_cast<unsigned>((cols + tile - 1) / tile), static_cast<unsigned>((rows + tile - 1) / tile));
 }
 
+// Blocks of 32 x 8 threads, the loop unrolled by 8. On the course's H200 at 4096^3 the same kernel took 47.4 ms in
+// blocks of 32 x 32 and 25.3 ms like this, 27.6 ms in 16 x 16 blocks (results/h200-lab05-naive_*.json, each timed
+// against the 32 x 32 version in one run).
+constexpr int kNaiveRows = 8;
+
 __global__ void naive_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                              std::int64_t m, std::int64_t n, std::int64_t k) {
-  const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kTile) + threadIdx.y;
+  const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kNaiveRows) + threadIdx.y;
   const std::int64_t col = blockIdx.x * static_cast<std::int64_t>(kTile) + threadIdx.x;
   if (row >= m || col >= n) return;
   float sum = 0.0f;
+#pragma unroll 8
   for (std::int64_t p = 0; p < k; ++p) sum += a[row * k + p] * b[p * n + col];
   c[row * n + col] = sum;
 }
 
 void launch_naive(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k,
                   cudaStream_t stream) {
-  naive_kernel<<<blocks_over(m, n, kTile), dim3(kTile, kTile), 0, stream>>>(a, b, c, m, n, k);
+  const dim3 grid(static_cast<unsigned>((n + kTile - 1) / kTile),
+                  static_cast<unsigned>((m + kNaiveRows - 1) / kNaiveRows));
+  naive_kernel<<<grid, dim3(kTile, kNaiveRows), 0, stream>>>(a, b, c, m, n, k);
   CUDA_CHECK_LAUNCH();
 }
 
