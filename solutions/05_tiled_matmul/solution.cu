@@ -26,9 +26,11 @@ dim3 blocks_over(std::int64_t rows, std::int64_t cols, int tile) {  // x over co
   return dim3(static_cast<unsigned>((cols + tile - 1) / tile), static_cast<unsigned>((rows + tile - 1) / tile));
 }
 
-// Blocks of 32 x 8 threads, the loop unrolled by 8. On the course's H200 at 4096^3 the same kernel took 47.4 ms in
-// blocks of 32 x 32 and 25.3 ms like this, 27.6 ms in 16 x 16 blocks (results/h200-lab05-naive_*.json, each timed
-// against the 32 x 32 version in one run).
+// Blocks of 32 x 8 threads, the loop unrolled by 8: 44.7 ms at 4096^3 on the course's H200 (results/h200-lab05.json),
+// against 47.4 ms in blocks of 32 x 32. An open lead: variants that compute row and col in 32-bit unsigned arithmetic
+// before widening them to 64 bits ran at 25.3 ms (32 x 8, unrolled by 8) and 27.6 ms (16 x 16), where the same
+// kernels with 32-bit indices throughout took 42.7 to 44.5 ms (results/h200-lab05-naive_*.json, each timed in one run
+// against the 32 x 32 reference). Why was not established (no SASS was read), so this reference does not rely on it.
 constexpr int kNaiveRows = 8;
 
 __global__ void naive_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
