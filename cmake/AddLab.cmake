@@ -28,7 +28,7 @@ function(add_lab dir)
   set(${LAB}_STUDENT_SOURCE ${dir}/student.cu CACHE FILEPATH
       "The file compiled as ${lab}'s 'student' implementation (point it at a submission to grade it)")
   if(NOT ${LAB}_STUDENT_SOURCE)  # -DLAB1_STUDENT_SOURCE= (empty) goes back to the lab's own student.cu
-    set(${LAB}_STUDENT_SOURCE ${dir}/student.cu CACHE FILEPATH "" FORCE)
+    set_property(CACHE ${LAB}_STUDENT_SOURCE PROPERTY VALUE ${dir}/student.cu)
   elseif(NOT EXISTS ${${LAB}_STUDENT_SOURCE})
     message(FATAL_ERROR "${LAB}_STUDENT_SOURCE: no such file: ${${LAB}_STUDENT_SOURCE}")
   endif()
