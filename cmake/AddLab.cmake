@@ -5,14 +5,15 @@
 #     *.cpp           problems, CPU refs wrong/<bug>.cu   known-wrong     -> implementation "wrong_<bug>"
 #     support/*.cu    lab code with kernels that is no implementation (ceilings, library peers)
 #     lab.cmake       optional: extra settings for the target named ${target} (e.g. linking cuBLAS); included for
-#                     the lab binary and for its CPU test binary, which compile the same sources
+#                     the lab's sources and for every binary that links them
 #     stub.cu         the shipped stub   -> "baseline": the zero of the grading scale, which no student edit moves
 #     student.cu      the student's copy -> "student"; made from stub.cu at the first configure (delete it to start
 #                     over); LABN_STUDENT_SOURCE points elsewhere to grade a submission
 #     cpu_tests.cpp   Catch2 tests of the CPU side, run in CI
 #     manifest.json   points, read by the grader at run time and here for the tests
 #
-# Builds the executable labN at the build root; registers its GPU tests (skipped, exit 111, without a GPU).
+# Builds the executable labN at the build root (and `grade` with it), labN-fixtures with the known-wrong fixtures for
+# the tests, and registers the GPU tests (skipped, exit 111, without a GPU) and the CPU tests.
 function(add_lab dir)
   get_filename_component(id ${dir} NAME)
   string(REGEX MATCH "^([0-9]+)_" _ ${id})
@@ -35,33 +36,40 @@ function(add_lab dir)
 
   file(GLOB cpu_sources CONFIGURE_DEPENDS ${dir}/*.cpp)
   list(FILTER cpu_sources EXCLUDE REGEX "/cpu_tests\\.cpp$")
-
   file(GLOB support_sources CONFIGURE_DEPENDS ${dir}/support/*.cu)
-  add_executable(${lab} ${cpu_sources} ${support_sources})
-  target_compile_definitions(${lab} PRIVATE HARNESS_LAB=${id})
-  target_include_directories(${lab} PRIVATE ${dir})
-  target_link_libraries(${lab} PRIVATE harness_lab_main)
+
+  # The lab's own code (problems, CPU references, support kernels), compiled once for the lab binary, the fixture
+  # binary and the CPU tests.
+  set(sources ${lab}_sources)
+  add_library(${sources} OBJECT ${cpu_sources} ${support_sources})
+  target_compile_definitions(${sources} PUBLIC HARNESS_LAB=${id})
+  target_include_directories(${sources} PUBLIC ${dir})
+  target_link_libraries(${sources} PUBLIC harness nlohmann_json::nlohmann_json)
   # Exercise specs are designated initializers that leave optional members out on purpose.
-  target_compile_options(${lab} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
-  set_target_properties(${lab} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${COURSE_BIN_DIR})
+  target_compile_options(${sources} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
+  _lab_settings(${sources} ${dir})
 
-  if(EXISTS ${dir}/lab.cmake)
-    set(target ${lab})
-    include(${dir}/lab.cmake)
-  endif()
-
+  # labN: what `make labN && ./grade labN` needs, and nothing else: the student's file, the baseline, the reference,
+  # and `grade` itself. The known-wrong fixtures are instructors' business: labN-fixtures below.
+  _lab_binary(${lab} ${dir} ${sources})
+  add_dependencies(${lab} grade)
   set_property(GLOBAL APPEND PROPERTY COURSE_LAB_TARGETS ${lab})
-
   _lab_implementation(${lab} ${dir} student ${${LAB}_STUDENT_SOURCE})
   _lab_implementation(${lab} ${dir} baseline ${dir}/stub.cu)
   _lab_implementation(${lab} ${dir} reference ${solutions}/solution.cu)
+
+  # labN-fixtures: the same lab with its known-wrong implementations linked in, for the tests that must reject each.
   file(GLOB wrong_sources CONFIGURE_DEPENDS ${solutions}/wrong/*.cu)
   set(wrong_impls)
-  foreach(source IN LISTS wrong_sources)
-    get_filename_component(bug ${source} NAME_WE)
-    _lab_implementation(${lab} ${dir} wrong_${bug} ${source})
-    list(APPEND wrong_impls wrong_${bug})
-  endforeach()
+  set(fixtures ${lab}-fixtures)
+  if(wrong_sources)
+    _lab_binary(${fixtures} ${dir} ${sources})
+    foreach(source IN LISTS wrong_sources)
+      get_filename_component(bug ${source} NAME_WE)
+      _lab_implementation(${fixtures} ${dir} wrong_${bug} ${source})
+      list(APPEND wrong_impls wrong_${bug})
+    endforeach()
+  endif()
 
   # GPU tests, one per implementation and exercise where it helps a failure say what broke.
   file(READ ${dir}/manifest.json manifest)
@@ -81,28 +89,37 @@ function(add_lab dir)
     list(APPEND gpu_tests ${lab}.stub.${exercise})
   endforeach()
   foreach(impl IN LISTS wrong_impls)
-    add_test(NAME ${lab}.${impl}.rejected COMMAND ${lab} check --impl ${impl} --expect-reject)
+    add_test(NAME ${lab}.${impl}.rejected COMMAND ${fixtures} check --impl ${impl} --expect-reject)
     list(APPEND gpu_tests ${lab}.${impl}.rejected)
   endforeach()
   set_tests_properties(${gpu_tests} PROPERTIES SKIP_RETURN_CODE 111 LABELS "gpu;${lab}")
 
   # CPU tests of the lab (references, generators, the manifest agreeing with the code): run in CI.
   set(cpu_test_target ${lab}_cpu_tests)
-  add_executable(${cpu_test_target} ${cpu_sources} ${support_sources}
-                 ${PROJECT_SOURCE_DIR}/tests/labs/lab_consistency.cpp)
+  add_executable(${cpu_test_target} ${PROJECT_SOURCE_DIR}/tests/labs/lab_consistency.cpp)
   if(EXISTS ${dir}/cpu_tests.cpp)
     target_sources(${cpu_test_target} PRIVATE ${dir}/cpu_tests.cpp)
   endif()
-  target_compile_definitions(${cpu_test_target} PRIVATE HARNESS_LAB=${id}
-                             LAB_MANIFEST="${dir}/manifest.json")
-  target_include_directories(${cpu_test_target} PRIVATE ${dir})
-  target_link_libraries(${cpu_test_target} PRIVATE harness Catch2::Catch2WithMain nlohmann_json::nlohmann_json)
+  target_compile_definitions(${cpu_test_target} PRIVATE LAB_MANIFEST="${dir}/manifest.json")
+  target_link_libraries(${cpu_test_target} PRIVATE ${sources} Catch2::Catch2WithMain)
   target_compile_options(${cpu_test_target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
-  if(EXISTS ${dir}/lab.cmake)  # the same extra settings (libraries) for the CPU tests, which link the same sources
-    set(target ${cpu_test_target})
+  _lab_settings(${cpu_test_target} ${dir})
+  catch_discover_tests(${cpu_test_target} TEST_PREFIX "${lab}.cpu." PROPERTIES LABELS "cpu;${lab}" SKIP_RETURN_CODE 4)
+endfunction()
+
+# A lab executable at the build root: main() of every lab binary, the lab's own code, its extra settings.
+function(_lab_binary name dir sources)
+  add_executable(${name})
+  target_link_libraries(${name} PRIVATE harness_lab_main ${sources})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${COURSE_BIN_DIR})
+  _lab_settings(${name} ${dir})
+endfunction()
+
+# The lab's optional lab.cmake (extra libraries, say) applied to `target`.
+function(_lab_settings target dir)
+  if(EXISTS ${dir}/lab.cmake)
     include(${dir}/lab.cmake)
   endif()
-  catch_discover_tests(${cpu_test_target} TEST_PREFIX "${lab}.cpu." PROPERTIES LABELS "cpu;${lab}" SKIP_RETURN_CODE 4)
 endfunction()
 
 function(_lab_implementation lab dir impl source)

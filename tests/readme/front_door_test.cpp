@@ -1,0 +1,120 @@
+// The README's front door, run as written: its "Two commands" are read from README.md itself (so the test follows the
+// README, not a copy of it) and run in one shell, one after the other, in a fresh copy of the source tree, exactly as
+// a newcomer types them. The one substitution: `--preset dev` becomes `--preset ci` where no GPU is visible, since the
+// CI machine needs its explicit architecture list (the dev preset picks the portable list there, which only builds
+// slower).
+//
+// Without a GPU, `./grade lab1` must end with its one-line no-GPU message and exit code 3; with one, it must grade.
+// Either way `make lab1` must have built lab1 and grade, and none of the instructors' fixtures.
+#include <grader/process.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The command lines of the first ```sh block under `heading`, comments and blank lines dropped.
+std::vector<std::string> readme_commands(const fs::path& readme, const std::string& heading) {
+  std::ifstream in(readme);
+  std::vector<std::string> lines;
+  bool in_section = false, in_block = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("## ", 0) == 0) in_section = line == "## " + heading;
+    if (!in_section) continue;
+    if (line.rfind("```", 0) == 0) {
+      if (in_block) break;
+      in_block = line == "```sh";
+      continue;
+    }
+    if (!in_block) continue;
+    const auto hash = line.find(" #");
+    if (hash != std::string::npos) line.erase(hash);
+    line.erase(line.find_last_not_of(" \t") + 1);
+    if (!line.empty()) lines.push_back(line);
+  }
+  return lines;
+}
+
+/// A copy of the source tree as a fresh clone has it: no build folders, no students' copies, no git metadata.
+void copy_fresh_tree(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to);
+  for (auto it = fs::recursive_directory_iterator(from); it != fs::recursive_directory_iterator(); ++it) {
+    const auto rel = fs::relative(it->path(), from);
+    const auto top = rel.begin()->string();
+    const bool skipped = top.rfind("build", 0) == 0 || top == ".git" || top == ".deps" || top == "grading" ||
+                         top == "out" || (top == "labs" && rel.filename() == "student.cu");
+    if (skipped) {
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_directory())
+      fs::create_directories(to / rel);
+    else if (it->is_regular_file())
+      fs::copy_file(it->path(), to / rel);
+  }
+}
+
+bool gpu_visible() {
+  const auto r = grader::run_process({.argv = {"nvidia-smi", "-L"}, .timeout_s = 30});
+  return r.started && r.exit_code == 0 && r.out.find("GPU ") != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("the README's two commands work as typed in a fresh copy of the course", "[readme][cpu]") {
+  const auto commands = readme_commands(fs::path(COURSE_SOURCE_DIR) / "README.md", "Two commands");
+  REQUIRE(commands.size() == 2);
+  CAPTURE(commands[0], commands[1]);
+  REQUIRE(commands[0] == "cmake --preset dev");
+  const bool gpu = gpu_visible();
+
+  const fs::path root = fs::temp_directory_path() / ("course-front-door-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  copy_fresh_tree(COURSE_SOURCE_DIR, root);
+
+  // One shell, the commands one after another, as typed; the exit code of each is printed after a marker.
+  std::string script;
+  for (std::size_t i = 0; i < commands.size(); ++i) {
+    std::string line = commands[i];
+    if (!gpu) line = std::regex_replace(line, std::regex("--preset dev"), "--preset ci");
+    script += line + "\necho \"@@exit " + std::to_string(i) + " $?\" >&2\n";
+  }
+  grader::ProcessOptions p;
+  p.argv = {"bash", "-c", "cd '" + root.string() + "' && {\n" + script + "}"};
+  p.timeout_s = 1500;
+  p.capture_limit = 1 << 20;
+  // The configure step finds the dependencies where this build found them (the GPU machine keeps CLI11 in .deps).
+  p.env = {{"CMAKE_PREFIX_PATH", COURSE_PREFIX_PATH}, {"COURSE_REQUIRE_GPU", "0"}};
+  const auto r = grader::run_process(p);
+  INFO(r.err.substr(r.err.size() > 4000 ? r.err.size() - 4000 : 0));
+  REQUIRE_FALSE(r.timed_out);
+  CHECK(r.err.find("@@exit 0 0") != std::string::npos);  // the configure step succeeded
+
+  const fs::path build = root / "build";
+  CHECK(fs::is_regular_file(build / "lab1"));
+  CHECK(fs::is_regular_file(build / "grade"));
+  CHECK_FALSE(fs::exists(build / "lab1-fixtures"));  // instructors' fixtures are not a student's build
+  CHECK_FALSE(fs::exists(build / "lab2"));           // nor are other labs
+
+  if (gpu) {
+    CHECK(r.err.find("@@exit 1 0") != std::string::npos);
+    CHECK(r.out.find("results: grade-results.json") != std::string::npos);
+  } else {
+    CHECK(r.err.find("@@exit 1 3") != std::string::npos);
+    // The grader's one line, and nothing after it but the exit marker.
+    std::smatch m;
+    REQUIRE(std::regex_search(r.err, m, std::regex("grade: grading needs an NVIDIA GPU[^\n]*\n@@exit 1 3")));
+    CHECK(m.str().find("no CUDA GPU is visible") != std::string::npos);
+  }
+  fs::remove_all(root);
+}
