@@ -46,13 +46,13 @@ step "configure (clean build directory $build)"
 rm -rf "$build"
 cmake -S "$root" -B "$build" -G "Unix Makefiles" "${prefix[@]}" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 
-# At most 8 files come back from the GPU machine: build.log, student-lab1.{txt,json}, ctest.log, self-check.txt and
-# the results JSON.
+# At most 8 files come back from the GPU machine: build.log, student-lab1.{txt,json}, ctest.log, hostile-lab1.json,
+# self-check.txt and the results JSON.
 # The student's path, timed as the issue states it: a fresh configured build directory, one lab, one grade.
 if builds 01_coalescing; then
-  step "make lab1 && ./grade lab1 (fresh build directory)"
+  step "make lab1 && ./grade lab1, as the README types it (fresh build directory, no -j)"
   start=$(date +%s)
-  (cd "$build" && make -j"$jobs" lab1 grade >>"$out/build.log" 2>&1 &&
+  (cd "$build" && make lab1 >>"$out/build.log" 2>&1 && echo "make lab1: $(( $(date +%s) - start )) s" &&
      ./grade lab1 --commit "$commit" --output "$out/student-lab1.json") \
     | tee "$out/student-lab1.txt" || status=1
   echo "make lab1 && ./grade lab1: $(( $(date +%s) - start )) s" | tee -a "$out/student-lab1.txt"
@@ -64,6 +64,12 @@ make -C "$build" -j"$jobs" >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log
 step "every test, GPU required"
 (cd "$build" && ctest -j4 --output-on-failure) >"$out/ctest.log" 2>&1 || status=1
 grep -E "tests passed|Failed|\*\*\*" "$out/ctest.log" | tail -25
+
+if builds 01_coalescing; then
+  step "a hostile kernel on a private stream never joined to the harness's: graded at its true time?"
+  (cd "$build" && ./grade lab1 --impl hostile_scale-private_stream --exercise scale --commit "$commit" \
+     --output "$out/hostile-lab1.json") 2>&1 | tee -a "$out/ctest.log" || status=1
+fi
 fi
 
 if runs grade; then

@@ -1,8 +1,12 @@
 #include <harness/problem.hpp>
 
+#include "device_verify.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <sstream>
+#include <type_traits>
 #include <stdexcept>
 
 namespace harness {
@@ -55,16 +59,46 @@ std::vector<Shape> shapes_2d(const std::vector<std::int64_t>& rows, const std::v
 
 // ---- Buffer ----
 
+namespace {
+std::vector<std::string>& handles_to_map() {
+  static std::vector<std::string> handles;  // consumed from the front
+  return handles;
+}
+}  // namespace
+
+void map_next_buffers(std::vector<std::string> handles) { handles_to_map() = std::move(handles); }
+std::size_t buffers_left_to_map() { return handles_to_map().size(); }
+
 Buffer::Buffer(Problem& owner, Role role, std::string name, std::size_t bytes)
-    : role_(role), name_(std::move(name)), bytes_(bytes), storage_(bytes + 2 * kGuardBytes) {
-  CUDA_CHECK(cudaMemset(storage_.get(), kGuardByte, storage_.bytes()));
-  CUDA_CHECK(cudaDeviceSynchronize());  // cudaMemset is asynchronous: finish before any stream can touch the buffer
+    : role_(role), name_(std::move(name)), bytes_(bytes) {
+  auto& handles = handles_to_map();
+  if (!handles.empty()) {  // runner side: the referee's allocation, guards already set
+    cudaIpcMemHandle_t handle;
+    if (handles.front().size() != sizeof handle) throw std::invalid_argument("malformed CUDA IPC handle");
+    std::memcpy(&handle, handles.front().data(), sizeof handle);
+    handles.erase(handles.begin());
+    CUDA_CHECK(cudaIpcOpenMemHandle(&mapped_, handle, cudaIpcMemLazyEnablePeerAccess));
+  } else {
+    storage_ = DeviceBuffer<unsigned char>(bytes + 2 * kGuardBytes);
+    CUDA_CHECK(cudaMemset(storage_.get(), kGuardByte, storage_.bytes()));
+    CUDA_CHECK(cudaDeviceSynchronize());  // cudaMemset is asynchronous: finish before any stream can touch it
+  }
   owner.buffers_.push_back(this);
 }
 
-Buffer::~Buffer() = default;
+Buffer::~Buffer() {
+  if (mapped_) CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(mapped_));
+}
 
-void* Buffer::raw_data() const { return storage_.get() + kGuardBytes; }
+std::string Buffer::ipc_handle() const {
+  cudaIpcMemHandle_t handle;
+  CUDA_CHECK(cudaIpcGetMemHandle(&handle, storage_.get()));
+  return {reinterpret_cast<const char*>(&handle), sizeof handle};
+}
+
+void* Buffer::raw_data() const {
+  return static_cast<unsigned char*>(mapped_ ? mapped_ : storage_.get()) + kGuardBytes;
+}
 
 void Buffer::poison(cudaStream_t stream) { CUDA_CHECK(cudaMemsetAsync(raw_data(), kPoisonByte, bytes_, stream)); }
 
@@ -73,9 +107,10 @@ bool Buffer::guards_intact() const {
   const auto intact = [&] {
     return std::all_of(guard.begin(), guard.end(), [](unsigned char b) { return b == kGuardByte; });
   };
-  CUDA_CHECK(cudaMemcpy(guard.data(), storage_.get(), kGuardBytes, cudaMemcpyDeviceToHost));
+  const auto* data = static_cast<const unsigned char*>(raw_data());
+  CUDA_CHECK(cudaMemcpy(guard.data(), data - kGuardBytes, kGuardBytes, cudaMemcpyDeviceToHost));
   if (!intact()) return false;
-  CUDA_CHECK(cudaMemcpy(guard.data(), storage_.get() + kGuardBytes + bytes_, kGuardBytes, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(guard.data(), data + bytes_, kGuardBytes, cudaMemcpyDeviceToHost));
   return intact();
 }
 
@@ -125,6 +160,55 @@ void Scratch<T>::verify(bool /*check_contents*/, std::vector<std::string>& probl
     problems.push_back("out-of-bounds write: something wrote just outside scratch '" + name() + "'");
 }
 
+template <class T>
+void Input<T>::verify_on_device(std::vector<std::string>& problems) const {
+  if (!guards_intact()) problems.push_back("out-of-bounds write: something wrote just outside input '" + name() + "'");
+  if (pristine_.size() != host_.size()) {
+    pristine_ = DeviceBuffer<T>(host_.size());
+    CUDA_CHECK(cudaMemcpy(pristine_.get(), host_.data(), host_.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  if (detail::differing_words(data(), pristine_.get(), host_.size() * sizeof(T)).count > 0)
+    problems.push_back("input '" + name() + "' was modified; inputs are read-only");
+}
+
+template <class T>
+void Output<T>::verify_on_device(std::vector<std::string>& problems) const {
+  if (!guards_intact())
+    problems.push_back("out-of-bounds write: something wrote just outside output '" + name() + "' (" +
+                       std::to_string(count_) + " elements)");
+  const std::size_t checked = sampled_.empty() ? count_ : sampled_.size();
+  if (reference_.size() != checked)
+    throw std::logic_error("output '" + name() + "' has no reference of the right size (course bug)");
+  if (!device_) {
+    device_ = std::make_unique<DeviceReference>();
+    const auto upload_vector = [](const auto& host, auto& buffer) {
+      using V = typename std::decay_t<decltype(host)>::value_type;
+      buffer = DeviceBuffer<V>(host.size());
+      CUDA_CHECK(cudaMemcpy(buffer.get(), host.data(), host.size() * sizeof(V), cudaMemcpyHostToDevice));
+    };
+    upload_vector(reference_, device_->reference);
+    upload_vector(tolerance_.atol, device_->atol);
+    if (!sampled_.empty()) upload_vector(sampled_, device_->indices);
+  }
+  const auto m = detail::compare_on_device(data(), device_->reference.get(), device_->indices.get(),
+                                           device_->atol.get(), tolerance_.atol.size() > 1, tolerance_.rtol, checked);
+  if (m.count == 0) return;
+  const std::size_t at = sampled_.empty() ? m.first : sampled_[m.first];
+  T got{};
+  CUDA_CHECK(cudaMemcpy(&got, data() + at, sizeof(T), cudaMemcpyDeviceToHost));
+  std::ostringstream os;
+  os.precision(9);
+  os << "output '" << name() << "'" << (sampled_.empty() ? "" : " (sampled)") << ": " << m.count << " of " << checked
+     << " elements differ; first at [" << at << "]: got " << static_cast<double>(got) << ", expected "
+     << reference_[m.first];
+  problems.push_back(os.str());
+}
+
+template <class T>
+void Scratch<T>::verify_on_device(std::vector<std::string>& problems) const {
+  verify(false, problems);
+}
+
 template class Input<float>;
 template class Input<std::int32_t>;
 template class Output<float>;
@@ -138,14 +222,34 @@ void Problem::poison(cudaStream_t stream) {
     if (b->role() != Buffer::Role::input) b->poison(stream);
 }
 
-Verdict Problem::verify(bool check_contents) const {
-  CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<std::string> problems;
-  for (const Buffer* b : buffers_) b->verify(check_contents, problems);
+namespace {
+Verdict verdict_of(const std::vector<std::string>& problems) {
   Verdict v;
   v.ok = problems.empty();
   for (const auto& p : problems) v.message += (v.message.empty() ? "" : "\n") + p;
   return v;
+}
+}  // namespace
+
+Verdict Problem::verify(bool check_contents) const {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<std::string> problems;
+  for (const Buffer* b : buffers_) b->verify(check_contents, problems);
+  return verdict_of(problems);
+}
+
+Verdict Problem::verify_on_device() const {
+  if (!checks_on_device()) return verify(true);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<std::string> problems;
+  for (const Buffer* b : buffers_) b->verify_on_device(problems);
+  return verdict_of(problems);
+}
+
+std::vector<std::string> Problem::ipc_handles() const {
+  std::vector<std::string> handles;
+  for (const Buffer* b : buffers_) handles.push_back(b->ipc_handle());
+  return handles;
 }
 
 // ---- ceilings ----

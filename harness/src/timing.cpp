@@ -2,6 +2,8 @@
 #include <harness/timing.hpp>
 
 #include <chrono>
+#include <memory>
+#include <utility>
 
 namespace harness {
 
@@ -12,18 +14,26 @@ void L2Flusher::flush(cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(scratch_.get(), ++value_, scratch_.bytes(), stream));
 }
 
-std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options,
-                                      cudaStream_t stream, L2Flusher& flusher) {
+std::function<double()> stream_sample(std::function<void(cudaStream_t)> run, cudaStream_t stream,
+                                      L2Flusher& flusher) {
+  auto events = std::make_shared<std::pair<Event, Event>>();
+  return [run = std::move(run), stream, &flusher, events] {
+    flusher.flush(stream);
+    events->first.record(stream);
+    run(stream);
+    events->second.record(stream);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    return static_cast<double>(events->second.elapsed_ms_since(events->first));
+  };
+}
+
+std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options) {
   const std::size_t k = contenders.size();
   for (std::size_t w = 0; w < options.warmup; ++w)
-    for (const auto& c : contenders) {
-      c.run(stream);
-      CUDA_CHECK(cudaGetLastError());
-    }
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (const auto& c : contenders) c.sample();
 
   std::vector<std::vector<double>> samples(k);
-  std::vector<Event> start(k), stop(k);
   const auto begin = std::chrono::steady_clock::now();
   const auto done = [&] {
     if (samples[0].size() < options.min_samples) return false;
@@ -37,14 +47,8 @@ std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, 
   for (std::size_t round = 0; !done(); ++round) {
     for (std::size_t j = 0; j < k; ++j) {
       const std::size_t i = (round + j) % k;  // rotate who goes first: no contender always follows the same one
-      flusher.flush(stream);
-      start[i].record(stream);
-      contenders[i].run(stream);
-      stop[i].record(stream);
-      CUDA_CHECK(cudaGetLastError());
+      samples[i].push_back(contenders[i].sample());
     }
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    for (std::size_t i = 0; i < k; ++i) samples[i].push_back(stop[i].elapsed_ms_since(start[i]));
   }
   std::vector<Summary> out;
   for (const auto& s : samples) out.push_back(summarize(s));

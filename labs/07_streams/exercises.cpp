@@ -63,6 +63,7 @@ class RoundTrip final : public harness::Problem {
   }
   // 4 bytes each way per element, over the host link.
   [[nodiscard]] Work work() const override { return {.bytes = 2.0 * bytes(), .flops = 0}; }
+  [[nodiscard]] bool checks_on_device() const override { return false; }  // the output is in host memory
   [[nodiscard]] Verdict verify(bool check_contents) const override {
     Verdict v = Problem::verify(check_contents);
     if (!check_contents) return v;
@@ -164,6 +165,7 @@ class Pipeline final : public harness::Problem {
   // 4 bytes over the host link each way per element; the kernel's device traffic is not the bottleneck.
   [[nodiscard]] Work work() const override { return {.bytes = 2.0 * bytes(), .flops = 3.0 * n_}; }
 
+  [[nodiscard]] bool checks_on_device() const override { return false; }  // the output is in host memory
   [[nodiscard]] Verdict verify(bool check_contents) const override {
     Verdict v;
     // First, with only the harness's stream finished: an element still unwritten means work not ordered before it.

@@ -85,10 +85,11 @@ TEST_CASE("interleaved timing returns a plausible median for each contender", "[
   harness::L2Flusher flusher(info.l2_bytes);
   harness::TimingOptions options;
   options.max_seconds = 2;
+  const auto on_stream = [&](auto run) { return harness::stream_sample(run, stream.get(), flusher); };
   const auto s = harness::time_interleaved(
-      {{"small", [&](cudaStream_t st) { CUDA_CHECK(cudaMemsetAsync(small.get(), 1, small.bytes(), st)); }},
-       {"big", [&](cudaStream_t st) { CUDA_CHECK(cudaMemsetAsync(big.get(), 1, big.bytes(), st)); }}},
-      options, stream.get(), flusher);
+      {{"small", on_stream([&](cudaStream_t st) { CUDA_CHECK(cudaMemsetAsync(small.get(), 1, small.bytes(), st)); })},
+       {"big", on_stream([&](cudaStream_t st) { CUDA_CHECK(cudaMemsetAsync(big.get(), 1, big.bytes(), st)); })}},
+      options);
   REQUIRE(s.size() == 2);
   REQUIRE(s[0].samples >= options.min_samples);
   REQUIRE(s[0].samples == s[1].samples);  // one sample of each per round

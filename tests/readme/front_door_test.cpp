@@ -5,7 +5,7 @@
 // slower).
 //
 // Without a GPU, `./grade lab1` must end with its one-line no-GPU message and exit code 3; with one, it must grade.
-// Either way `make lab1` must have built lab1 and grade, and none of the instructors' fixtures.
+// Either way `make lab1` must have built lab1, its three runners and grade, and none of the instructors' fixtures.
 #include <grader/process.hpp>
 
 #include <catch2/catch_test_macros.hpp>
@@ -103,8 +103,11 @@ TEST_CASE("the README's two commands work as typed in a fresh copy of the course
   const fs::path build = root / "build";
   CHECK(fs::is_regular_file(build / "lab1"));
   CHECK(fs::is_regular_file(build / "grade"));
-  CHECK_FALSE(fs::exists(build / "lab1-fixtures"));  // instructors' fixtures are not a student's build
-  CHECK_FALSE(fs::exists(build / "lab2"));           // nor are other labs
+  for (const char* impl : {"student", "reference", "baseline"}) CHECK(fs::is_regular_file(build / "runners" / ("lab1-" + std::string(impl))));
+  CHECK_FALSE(fs::exists(build / "lab2"));  // nor are other labs
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(build / "runners", error))  // nor instructors' fixtures
+    CHECK(entry.path().filename().string().find("wrong_") == std::string::npos);
 
   if (gpu) {
     CHECK(r.err.find("@@exit 1 0") != std::string::npos);

@@ -83,9 +83,15 @@ class Buffer {
   void poison(cudaStream_t stream);
   /// Appends to `problems` a line for each thing wrong with the buffer after a run.
   virtual void verify(bool check_contents, std::vector<std::string>& problems) const = 0;
+  /// The same check as verify(true), done on the GPU against device copies of the reference and of the input, so
+  /// that every timed run can be checked at a large shape in a few milliseconds.
+  virtual void verify_on_device(std::vector<std::string>& problems) const = 0;
+  /// The CUDA IPC handle of the whole allocation (guards included), for a runner process to map (runner.hpp).
+  [[nodiscard]] std::string ipc_handle() const;
 
  protected:
   [[nodiscard]] void* raw_data() const;  ///< start of the data, after the guard
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }  ///< bytes of data, guards excluded
   /// False if anything wrote into the guard zones before or after the data.
   [[nodiscard]] bool guards_intact() const;
   /// Copies the data to `host` (synchronous).
@@ -97,8 +103,16 @@ class Buffer {
   Role role_;
   std::string name_;
   std::size_t bytes_;
-  DeviceBuffer<unsigned char> storage_;
+  DeviceBuffer<unsigned char> storage_;  // empty when the memory is another process's, mapped by IPC
+  void* mapped_ = nullptr;               // that mapping (runner side), closed on destruction
 };
+
+/// Runner side of the grading boundary: the next Buffers constructed (in construction order) map these CUDA IPC
+/// handles of the referee's allocations instead of allocating their own. The referee and the runner build the same
+/// Problem at the same shape, so the k-th buffer of one is the k-th of the other.
+void map_next_buffers(std::vector<std::string> handles);
+/// Handles given to map_next_buffers() that no Buffer has taken yet (0 once a Problem has taken all of its own).
+std::size_t buffers_left_to_map();
 
 /// An input array: uploaded from the host copy, which is kept to check that the kernel did not modify it.
 template <class T>
@@ -111,13 +125,16 @@ class Input : public Buffer {
   void set(std::vector<T> host) {
     host_ = std::move(host);
     upload(host_.data());
+    pristine_ = {};  // made again from the new values when a device check needs it
   }
   [[nodiscard]] const T* data() const { return static_cast<const T*>(raw_data()); }  ///< the device pointer
   [[nodiscard]] const std::vector<T>& host() const { return host_; }  ///< the values uploaded
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
+  void verify_on_device(std::vector<std::string>& problems) const override;
 
  private:
   std::vector<T> host_;
+  mutable DeviceBuffer<T> pristine_;  // a device copy of host_, compared with the input after each timed run
 };
 
 /// An output array with its CPU reference and tolerance.
@@ -132,6 +149,7 @@ class Output : public Buffer {
     reference_ = std::move(reference);
     tolerance_ = std::move(tolerance);
     sampled_.clear();
+    device_.reset();
   }
   /// Checks only the elements at `indices` (reference[k] belongs to indices[k]; a per-element atol follows the same
   /// order): for shapes whose full CPU reference would take minutes, such as a 4096^3 matmul. Poisoning still
@@ -140,16 +158,24 @@ class Output : public Buffer {
     sampled_ = std::move(indices);
     reference_ = std::move(reference);
     tolerance_ = std::move(tolerance);
+    device_.reset();
   }
   [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }  ///< the device pointer
   [[nodiscard]] std::size_t size() const { return count_; }              ///< elements
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
+  void verify_on_device(std::vector<std::string>& problems) const override;
 
  private:
+  /// The reference, tolerance and sample positions on the device, uploaded once per expect().
+  struct DeviceReference {
+    DeviceBuffer<double> reference, atol;
+    DeviceBuffer<std::size_t> indices;
+  };
   std::size_t count_;
   std::vector<double> reference_;
   Tolerance tolerance_;
   std::vector<std::size_t> sampled_;  // empty: every element
+  mutable std::unique_ptr<DeviceReference> device_;
 };
 
 /// Device memory a Problem hands its launcher to work in (a worklist and its counter, partial sums): poisoned before
@@ -164,6 +190,7 @@ class Scratch : public Buffer {
       : Buffer(owner, Role::scratch, std::move(name), count * sizeof(T)) {}
   [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }  ///< the device pointer
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
+  void verify_on_device(std::vector<std::string>& problems) const override;
 };
 
 /// The result of checking one run.
@@ -194,6 +221,13 @@ class Problem {
   /// Checks guards of every buffer and, when `check_contents`, that outputs match the reference and inputs are
   /// unchanged. Synchronizes the device first. Override to check more (host outputs, say), calling this first.
   [[nodiscard]] virtual Verdict verify(bool check_contents = true) const;
+  /// verify(true) on the GPU (Buffer::verify_on_device), for timed runs at large shapes. Problems whose verify() checks
+  /// more than their buffers (host outputs) return false from checks_on_device() and are checked by verify().
+  [[nodiscard]] Verdict verify_on_device() const;
+  /// True when verify_on_device() checks everything verify(true) does.
+  [[nodiscard]] virtual bool checks_on_device() const { return true; }
+  /// The IPC handles of every buffer, in construction order (Buffer::ipc_handle()).
+  [[nodiscard]] std::vector<std::string> ipc_handles() const;
 
  private:
   friend class Buffer;

@@ -26,10 +26,10 @@ struct TimingOptions {
   double max_seconds = 10.0;  ///< stop adding rounds after this (min_samples is always honoured)
 };
 
-/// One thing to time: enqueue its work on the stream; must not synchronize.
+/// One thing to time: `sample` makes one L2-cold run and returns its milliseconds (it may throw to stop the timing).
 struct Contender {
-  std::string name;                       ///< "student", "reference", ...
-  std::function<void(cudaStream_t)> run;  ///< enqueues one run
+  std::string name;               ///< "student", "reference", ...
+  std::function<double()> sample;  ///< one flushed, timed run
 };
 
 /// Writes twice the L2 size before each sample so no contender finds its data in cache.
@@ -45,8 +45,10 @@ class L2Flusher {
   unsigned char value_ = 0;
 };
 
-/// Times `contenders` interleaved; returns one Summary per contender, in order. Throws CudaError.
-std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options,
-                                      cudaStream_t stream, L2Flusher& flusher);
+/// A Contender::sample for work this process enqueues on `stream`: flush, events around `run`, synchronize.
+std::function<double()> stream_sample(std::function<void(cudaStream_t)> run, cudaStream_t stream, L2Flusher& flusher);
+
+/// Times `contenders` interleaved; returns one Summary per contender, in order. Throws what a sample throws.
+std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options);
 
 }  // namespace harness

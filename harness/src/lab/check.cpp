@@ -6,6 +6,7 @@
 #include <harness/cuda_check.hpp>
 #include <harness/exit_codes.hpp>
 #include <harness/problem.hpp>
+#include <harness/runner.hpp>
 
 #include <catch2/catch_session.hpp>
 #include <catch2/catch_test_macros.hpp>
@@ -13,6 +14,7 @@
 #include <catch2/generators/catch_generators_range.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -34,7 +36,8 @@ struct Outcome {
 
 /// The state of one `check` run, shared with the test case below (Catch2 test cases take no arguments).
 struct CheckRun {
-  const Impl* impl = nullptr;
+  std::string impl;
+  std::unique_ptr<Runner> runner;  // made again after a runner dies, so one crash costs one case
   std::vector<Case> cases;
   std::ofstream results;
   std::map<std::string, std::size_t> failures;  // by exercise
@@ -55,11 +58,16 @@ struct CheckRun {
       problem->generate(c.seed);
       Stream stream;
       problem->poison(stream.get());
-      problem->run(*impl, stream.get());
-      CUDA_CHECK(cudaGetLastError());
       stream.synchronize();
+      if (!runner) runner = make_runner(impl);
+      runner->open(c.spec->name, *problem);
+      runner->run();
+      runner->close();
       const Verdict v = problem->verify(true);
       o = {v.ok, v.message};
+    } catch (const RunnerFailure& e) {
+      o = {false, e.what()};
+      if (e.fatal()) runner.reset();
     } catch (const CudaError& e) {
       o = {false, e.what()};
       if (e.sticky()) {
@@ -83,12 +91,15 @@ CheckRun* active = nullptr;
 }  // namespace
 
 int check(const CheckRequest& request, const char* argv0) {
-  const auto& impls = implementations();
-  const auto impl = impls.find(request.impl);
-  if (impl == impls.end()) {
+  const auto names = runner_names();
+  if (std::find(names.begin(), names.end(), request.impl) == names.end()) {
     std::cerr << "unknown implementation '" << request.impl << "' (see `list`)\n";
     return exit_code::kBadSpec;
   }
+  const auto launchers = runner_exercises(request.impl);
+  const auto has = [&](const std::string& exercise) {
+    return std::find(launchers.begin(), launchers.end(), exercise) != launchers.end();
+  };
   std::vector<const ExerciseSpec*> specs;
   if (!request.exercise.empty()) {
     const ExerciseSpec* spec = lab().find(request.exercise);
@@ -96,14 +107,14 @@ int check(const CheckRequest& request, const char* argv0) {
       std::cerr << "unknown exercise '" << request.exercise << "' (see `list`)\n";
       return exit_code::kBadSpec;
     }
-    if (!impl->second.has(spec->name)) {
+    if (!has(spec->name)) {
       std::cerr << "implementation '" << request.impl << "' has no launcher for exercise '" << spec->name << "'\n";
       return exit_code::kBadSpec;
     }
     specs.push_back(spec);
   } else {
     for (const auto& e : lab().exercises)
-      if (impl->second.has(e.name)) specs.push_back(&e);
+      if (has(e.name)) specs.push_back(&e);
     if (specs.empty()) {
       std::cerr << "implementation '" << request.impl << "' has no launcher for any exercise\n";
       return exit_code::kBadSpec;
@@ -116,7 +127,7 @@ int check(const CheckRequest& request, const char* argv0) {
   if (int rc = require_device()) return rc;
 
   CheckRun run;
-  run.impl = &impl->second;
+  run.impl = request.impl;
   run.expect_reject = request.expect_reject;
   if (!request.results.empty()) {
     run.results.open(request.results, std::ios::trunc);

@@ -21,6 +21,7 @@ struct TimeRequest {
   std::string exercise;
   std::string results;
   double max_seconds = 10.0;
+  std::uint64_t seed = 20261121;  // the grader draws a fresh one for every graded run
   std::string shape;  // empty: the exercise's timed shape
 };
 

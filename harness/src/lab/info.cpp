@@ -3,6 +3,7 @@
 #include <harness/device.hpp>
 #include <harness/exit_codes.hpp>
 #include <harness/problem.hpp>
+#include <harness/runner.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -40,11 +41,7 @@ int list() {
   nlohmann::json ex = nlohmann::json::array();
   for (const auto& e : lab().exercises) ex.push_back({{"name", e.name}, {"title", e.title}});
   nlohmann::json impls = nlohmann::json::object();
-  for (const auto& [name, impl] : implementations()) {
-    nlohmann::json has = nlohmann::json::array();
-    for (const auto& [exercise, fn] : impl.launchers()) has.push_back(exercise);
-    impls[name] = has;
-  }
+  for (const auto& name : runner_names()) impls[name] = runner_exercises(name);
   std::cout << nlohmann::json{{"lab", lab().id}, {"exercises", ex}, {"implementations", impls}}.dump(1) << "\n";
   return exit_code::kOk;
 }

@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   time_cmd->add_option("--results", time.results, "write the JSON result to this file (default: stdout)");
   time_cmd->add_option("--max-seconds", time.max_seconds, "stop sampling after this long")->capture_default_str();
   time_cmd->add_option("--shape", time.shape, "time at this shape instead (N or RxC)");
+  time_cmd->add_option("--seed", time.seed, "seed of the timed inputs")->capture_default_str();
 
   try {
     app.parse(argc, argv);

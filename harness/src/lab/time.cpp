@@ -1,37 +1,33 @@
-// `labN time`: student, reference, baseline and ceiling timed interleaved in one process at the exercise's timed
-// shape, with the student's output checked before and after the timed runs.
+// `labN time`: student, reference and baseline, each in its own runner process (runner.hpp), timed interleaved with the
+// ceiling and the peers (course code, run here) at the exercise's timed shape.
+//
+// What a submission cannot get away with here:
+// - skipping work, returning early, or leaving work on a stream of its own: every timed run starts from poisoned
+//   outputs and is checked on the GPU right after the runner answers, and the runner answers only once the device is
+//   idle;
+// - forging its event times: each sample counts as at least the referee's own clock around the command, less the
+//   overhead the reference's runner pays for the same command;
+// - touching the inputs: they are compared with a pristine copy after every timed run;
+// - being faster than the hardware allows: a rate above kImpossible times the ceiling's is refused, never graded.
 #include "commands.hpp"
 
 #include <harness/cuda_check.hpp>
 #include <harness/exit_codes.hpp>
 #include <harness/problem.hpp>
+#include <harness/runner.hpp>
 #include <harness/timing.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 namespace harness::lab_cli {
 namespace {
 
-constexpr std::uint64_t kTimedSeed = 20261121;
-constexpr std::uint64_t kRecheckSeed = 77;  // a different input after timing: a cached answer cannot pass
-
-const Impl& find_impl(const std::string& name) {
-  const auto& impls = implementations();
-  const auto it = impls.find(name);
-  if (it == impls.end()) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
-  return it->second;
-}
-
-/// Runs `impl` once on freshly poisoned outputs and checks the result.
-Verdict run_and_verify(Problem& p, const Impl& impl, cudaStream_t s) {
-  p.poison(s);
-  p.run(impl, s);
-  CUDA_CHECK(cudaGetLastError());
-  return p.verify(true);
-}
+constexpr double kImpossible = 1.25;  // the references reach at most ~1.03x their ceiling (results/h200.json)
 
 int write(const nlohmann::json& j, const std::string& path, int rc) {
   if (path.empty()) {
@@ -47,6 +43,22 @@ int write(const nlohmann::json& j, const std::string& path, int rc) {
   return rc;
 }
 
+/// A runner's samples as both clocks saw them.
+struct Clocks {
+  std::vector<double> event, wall;
+};
+
+double median_of(std::vector<double> v) { return summarize(v).median; }
+
+/// The samples that are graded: each at least the host clock less `overhead` (the reference runner's median gap
+/// between its host clock and its events), so event times a submission forged cannot be shorter than what the
+/// referee's clock saw.
+std::vector<double> bounded(const Clocks& c, double overhead) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < c.event.size(); ++i) out.push_back(std::max(c.event[i], c.wall[i] - overhead));
+  return out;
+}
+
 }  // namespace
 
 int time(const TimeRequest& request) {
@@ -55,55 +67,120 @@ int time(const TimeRequest& request) {
     std::cerr << "unknown exercise '" << request.exercise << "' (see `list`)\n";
     return exit_code::kBadSpec;
   }
-  const Impl& student = find_impl(request.impl);
-  const Impl& reference = find_impl("reference");
-  const Impl& baseline = find_impl("baseline");
-  for (const Impl* i : {&student, &reference, &baseline})
-    if (!i->has(spec->name))
-      throw MissingLauncher("implementation '" + i->name() + "' has no launcher for exercise '" + spec->name + "'");
+  const std::vector<std::string> roles = {"student", "reference", "baseline"};
+  const std::map<std::string, std::string> impl_of = {
+      {"student", request.impl}, {"reference", "reference"}, {"baseline", "baseline"}};
+  for (const auto& role : roles) {
+    const auto exercises = runner_exercises(impl_of.at(role));
+    if (std::find(exercises.begin(), exercises.end(), spec->name) == exercises.end())
+      throw MissingLauncher("implementation '" + impl_of.at(role) + "' has no launcher for exercise '" + spec->name +
+                            "'");
+  }
   const Shape shape = request.shape.empty() ? spec->timed_shape : Shape::parse(request.shape);
   if (int rc = require_device()) return rc;
 
   const DeviceInfo device = device_info();
   Stream stream;
   auto problem = spec->make(shape);
-  problem->generate(kTimedSeed);
+  problem->generate(request.seed);
   const Work work = problem->work();
   const bool memory = spec->bound == Bound::memory;
 
   nlohmann::json out = {{"exercise", spec->name},
                         {"impl", request.impl},
                         {"shape", shape.str()},
+                        {"seed", request.seed},
                         {"work", {{"bytes", work.bytes}, {"flops", work.flops}}},
                         {"unit", memory ? "GB/s" : "GFLOP/s"},
                         {"correct", true},
                         {"message", ""},
                         {"runners", nlohmann::json::object()}};
+  const auto wrong = [&](const std::string& message) {
+    out["correct"] = false;
+    out["message"] = message;
+    return write(out, request.results, exit_code::kTestFailure);
+  };
+
+  std::map<std::string, std::unique_ptr<Runner>> runners;
+  for (const auto& role : roles) {
+    runners[role] = make_runner(impl_of.at(role));
+    runners[role]->open(spec->name, *problem);
+  }
+  /// One run of `role` on freshly poisoned outputs, checked (on the GPU where the problem allows); the runner's times,
+  /// or a failure message. Problems checked only on the host (lab 07's host arrays) are checked around the timing.
+  const auto checked_run = [&](const std::string& role, std::string& failure, bool check = true) -> RunnerSample {
+    problem->poison(stream.get());
+    stream.synchronize();
+    try {
+      const RunnerSample s = runners.at(role)->run();
+      if (check) {
+        const Verdict v = problem->checks_on_device() ? problem->verify_on_device() : problem->verify(true);
+        if (!v.ok) failure = v.message;
+      }
+      return s;
+    } catch (const RunnerFailure& e) {
+      failure = e.what();
+      return {};
+    }
+  };
 
   // The course's own implementations must be right at the timed shape, or no grade based on them means anything.
-  for (const Impl* i : {&reference, &baseline}) {
-    const Verdict v = run_and_verify(*problem, *i, stream.get());
-    if (!v.ok) throw std::logic_error("the " + i->name() + " is wrong at shape " + shape.str() + ": " + v.message);
+  for (const std::string role : {"reference", "baseline"}) {
+    std::string failure;
+    checked_run(role, failure);
+    if (!failure.empty())
+      throw std::logic_error("the " + role + " is wrong at shape " + shape.str() + ": " + failure);
   }
-  if (const Verdict v = run_and_verify(*problem, student, stream.get()); !v.ok) {
-    out["correct"] = false;
-    out["message"] = "wrong at the timed shape " + shape.str() + ": " + v.message;
-    return write(out, request.results, exit_code::kTestFailure);
-  }
+  if (std::string failure; checked_run("student", failure), !failure.empty())
+    return wrong("wrong at the timed shape " + shape.str() + ": " + failure);
 
-  auto ceiling = spec->ceiling ? spec->ceiling(shape) : copy_ceiling(work.bytes);
-  std::vector<Contender> contenders = {
-      {"student", [&](cudaStream_t s) { problem->run(student, s); }},
-      {"reference", [&](cudaStream_t s) { problem->run(reference, s); }},
-      {"baseline", [&](cudaStream_t s) { problem->run(baseline, s); }},
-      {"ceiling", [&](cudaStream_t s) { ceiling->run(s); }},
+  // Timing. A runner's sample is a checked run: a wrong output stops the timing and fails the exercise.
+  L2Flusher flusher(device.l2_bytes);
+  std::map<std::string, Clocks> clocks;
+  std::string timed_failure;
+  struct TimedWrong : std::runtime_error {
+    using std::runtime_error::runtime_error;
   };
+  std::vector<Contender> contenders;
+  for (const auto& role : roles)
+    contenders.push_back({role, [&, role] {
+                            flusher.flush(stream.get());
+                            std::string failure;
+                            const RunnerSample s = checked_run(role, failure, problem->checks_on_device());
+                            if (!failure.empty())
+                              throw TimedWrong(role + "'s output of timed run " +
+                                               std::to_string(clocks[role].event.size() + 1) + " is wrong: " + failure);
+                            clocks[role].event.push_back(s.event_ms);
+                            clocks[role].wall.push_back(s.wall_ms);
+                            return s.event_ms;
+                          }});
+  auto ceiling = spec->ceiling ? spec->ceiling(shape) : copy_ceiling(work.bytes);
+  contenders.push_back({"ceiling", stream_sample([&](cudaStream_t s) { ceiling->run(s); }, stream.get(), flusher)});
   for (const Peer& peer : spec->peers)
-    contenders.push_back({peer.name, [&](cudaStream_t s) { peer.run(*problem, s); }});
+    contenders.push_back(
+        {peer.name, stream_sample([&](cudaStream_t s) { peer.run(*problem, s); }, stream.get(), flusher)});
   TimingOptions options;
   options.max_seconds = request.max_seconds;
-  L2Flusher flusher(device.l2_bytes);
-  const auto summaries = time_interleaved(contenders, options, stream.get(), flusher);
+  std::vector<Summary> summaries;
+  try {
+    summaries = time_interleaved(contenders, options);
+  } catch (const TimedWrong& e) {
+    if (std::string(e.what()).rfind("student", 0) != 0) throw std::logic_error(e.what());
+    return wrong(e.what());
+  }
+
+  // The warm-up runs are in the clocks too: drop them. Then bound the runners' graded samples by the host clock.
+  for (std::size_t i = 0; i < roles.size(); ++i) {
+    auto& c = clocks[roles[i]];
+    const auto warmups = static_cast<std::ptrdiff_t>(c.event.size() - summaries[i].samples);
+    c.event.erase(c.event.begin(), c.event.begin() + warmups);
+    c.wall.erase(c.wall.begin(), c.wall.begin() + warmups);
+  }
+  std::vector<double> ref_gaps;
+  for (std::size_t i = 0; i < clocks["reference"].event.size(); ++i)
+    ref_gaps.push_back(clocks["reference"].wall[i] - clocks["reference"].event[i]);
+  const double overhead = median_of(ref_gaps);
+  for (std::size_t i = 0; i < roles.size(); ++i) summaries[i] = summarize(bounded(clocks[roles[i]], overhead));
 
   const double amount = memory ? work.bytes : work.flops;
   for (std::size_t i = 0; i < contenders.size(); ++i) {
@@ -113,23 +190,32 @@ int time(const TimeRequest& request) {
     nlohmann::json r = {{"median_ms", s.median}, {"min_ms", s.min},         {"max_ms", s.max},
                         {"noise_pct", s.noise_pct}, {"samples", s.samples}, {"rate", per_run / (s.median * 1e6)}};
     if (is_ceiling) r["what"] = ceiling->what();
+    if (clocks.contains(contenders[i].name)) {
+      const Clocks& c = clocks[contenders[i].name];
+      std::vector<double> gaps;
+      for (std::size_t k = 0; k < c.event.size(); ++k) gaps.push_back(c.wall[k] - c.event[k]);
+      r["event_median_ms"] = median_of(c.event);
+      r["host_gap_ms"] = median_of(gaps);
+    }
     out["runners"][contenders[i].name] = r;
   }
-  out["percent_of_ceiling"] =
-      100.0 * out["runners"]["student"]["rate"].get<double>() / out["runners"]["ceiling"]["rate"].get<double>();
+  const double student_rate = out["runners"]["student"]["rate"].get<double>();
+  const double ceiling_rate = out["runners"]["ceiling"]["rate"].get<double>();
+  out["percent_of_ceiling"] = 100.0 * student_rate / ceiling_rate;
   if (spec->metrics) {
     Medians medians;
     for (std::size_t i = 0; i < contenders.size(); ++i) medians[contenders[i].name] = summaries[i].median;
     out["metrics"] = spec->metrics(medians);
   }
+  if (student_rate > kImpossible * ceiling_rate)
+    return wrong("timed at " + std::to_string(static_cast<int>(100.0 * student_rate / ceiling_rate)) +
+                 "% of the ceiling, which no kernel can reach: the time is not graded");
 
   // Fresh inputs, poisoned outputs, one more run: a kernel that skips work once it has seen its buffers fails here.
-  problem->generate(kRecheckSeed);
-  if (const Verdict v = run_and_verify(*problem, student, stream.get()); !v.ok) {
-    out["correct"] = false;
-    out["message"] = "right before the timed runs but wrong after them (a cached or stale result?): " + v.message;
-    return write(out, request.results, exit_code::kTestFailure);
-  }
+  problem->generate(request.seed ^ 0x9E3779B97F4A7C15ull);
+  if (std::string failure; checked_run("student", failure), !failure.empty())
+    return wrong("right during the timed runs but wrong on new inputs after them (a cached or stale result?): " +
+                 failure);
   return write(out, request.results, exit_code::kOk);
 }
 

@@ -1,0 +1,75 @@
+#pragma once
+/// @file runner.hpp
+/// @brief The grading boundary, seen from the lab binary (the referee): each implementation runs in a runner.
+///
+/// The lab binary `labN` holds the problems, the inputs, the CPU references, the checks, the ceilings and the timing
+/// policy, and no implementation. Each implementation (student, reference, baseline, a known-wrong fixture) is built
+/// into its own small program, `runners/labN-<impl>`, that links only that implementation's launchers and the lab's
+/// problem definitions. The referee allocates every buffer, generates the inputs and poisons the outputs; the runner
+/// maps the same device memory through CUDA IPC handles and runs its launcher on it when told to; the referee then
+/// checks the output through its own pointers. Code in a submission can rewrite anything in its own process, and its
+/// process holds nothing that grades.
+///
+/// Protocol (JSON lines; the runner reads commands on fd 3 and answers on fd 4):
+///   {"op": "open", "exercise": E, "shape": "1024x33", "handles": [hex, ...]}   -> {"ok": true}
+///   {"op": "run"}     one launch on the runner's stream, then a device-wide synchronize -> {"ok": true, "ms": t}
+///   {"op": "close"}   unmaps the buffers -> {"ok": true}
+/// A failure answers {"ok": false, "error": text, "sticky": bool}; after a sticky CUDA error the runner exits.
+#include <harness/launcher.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace harness {
+
+class Problem;
+
+/// One timed run as the referee saw it.
+struct RunnerSample {
+  double event_ms = 0;  ///< the runner's CUDA event time around its launcher: the measure
+  double wall_ms = 0;   ///< the referee's host clock around the whole command: an upper bound the runner cannot move
+};
+
+/// The implementation failed to run: its launcher threw, a CUDA call failed, or its runner process died.
+class RunnerFailure : public std::runtime_error {
+ public:
+  RunnerFailure(const std::string& what, bool fatal) : std::runtime_error(what), fatal_(fatal) {}
+  /// True when the runner is gone (crashed, or a sticky CUDA error): a new one is needed for the next case.
+  [[nodiscard]] bool fatal() const noexcept { return fatal_; }
+
+ private:
+  bool fatal_;
+};
+
+/// One implementation of the lab, wherever it runs.
+class Runner {
+ public:
+  virtual ~Runner() = default;
+  /// The implementation's name: "student", "reference", ...
+  [[nodiscard]] virtual const std::string& name() const = 0;
+  /// Makes `problem`, built by the referee for `exercise`, the one that run() works on.
+  virtual void open(const std::string& exercise, Problem& problem) = 0;
+  /// Runs the launcher once on the open problem and waits for every piece of device work it started. Throws
+  /// RunnerFailure.
+  virtual RunnerSample run() = 0;
+  /// Forgets the open problem (its buffers stay the referee's).
+  virtual void close() = 0;
+};
+
+/// Where this lab's runner programs are: `runners/` beside the lab binary.
+std::filesystem::path runner_directory();
+/// The implementations this lab can run: its runner programs in `runner_directory()`, or, for a
+/// lab whose implementations are linked into the lab binary itself (see make_runner()), those.
+std::vector<std::string> runner_names();
+/// Exercises that implementation `name` has launchers for (asks the runner program; no GPU needed).
+std::vector<std::string> runner_exercises(const std::string& name);
+/// A runner for implementation `name`: a process of its own, or, in a lab that links its implementations into the
+/// lab binary (lab 07, whose host-memory arrays no process can share yet), the implementation in this process.
+/// Throws MissingLauncher when there is no such implementation.
+std::unique_ptr<Runner> make_runner(const std::string& name);
+
+
+}  // namespace harness

@@ -1,0 +1,109 @@
+// main() of every runner program (runner.hpp): one implementation's launchers, the lab's problem definitions, and this
+// command loop. It owns no buffer: it maps the referee's, runs its launcher when told, and reports its event time.
+// Nothing here is trusted by the referee, which checks every output itself and bounds every time by its own clock.
+#include <harness/cuda_check.hpp>
+#include <harness/device.hpp>
+#include <harness/problem.hpp>
+#include <harness/runner.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace {
+
+using nlohmann::json;
+
+std::string unhex(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i + 1 < text.size(); i += 2) out.push_back(static_cast<char>(std::stoi(text.substr(i, 2), nullptr, 16)));
+  return out;
+}
+
+bool reply(const json& j) {
+  const std::string text = j.dump() + "\n";
+  return ::write(4, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace harness;
+  const auto& impls = implementations();
+  if (impls.size() != 1) {
+    std::cerr << "a runner links exactly one implementation; this one has " << impls.size() << "\n";
+    return 114;
+  }
+  const Impl& impl = impls.begin()->second;
+  if (argc > 1 && std::string(argv[1]) == "--list") {
+    json names = json::array();
+    for (const auto& [exercise, fn] : impl.launchers()) names.push_back(exercise);
+    std::cout << names.dump() << "\n";
+    return 0;
+  }
+
+  FILE* commands = ::fdopen(3, "r");
+  if (!commands) {
+    std::cerr << "a runner is started by its lab binary (labN), which talks to it on fds 3 and 4\n";
+    return 2;
+  }
+  // Spin rather than sleep while waiting for the GPU: the referee's clock around each command includes this wait.
+  cudaSetDeviceFlags(cudaDeviceScheduleSpin);
+
+  std::unique_ptr<Stream> stream;
+  std::unique_ptr<Event> start, stop;
+  std::unique_ptr<Problem> problem;
+  char* line = nullptr;
+  std::size_t capacity = 0;
+  while (::getline(&line, &capacity, commands) > 0) {
+    json answer = {{"ok", true}};
+    try {
+      const json command = json::parse(line);
+      const auto op = command.at("op").get<std::string>();
+      if (!stream) {
+        stream = std::make_unique<Stream>();
+        start = std::make_unique<Event>();
+        stop = std::make_unique<Event>();
+      }
+      if (op == "open") {
+        problem.reset();
+        const ExerciseSpec* spec = lab().find(command.at("exercise").get<std::string>());
+        if (!spec) throw std::invalid_argument("unknown exercise");
+        std::vector<std::string> handles;
+        for (const auto& h : command.at("handles")) handles.push_back(unhex(h.get<std::string>()));
+        map_next_buffers(std::move(handles));
+        problem = spec->make(Shape::parse(command.at("shape").get<std::string>()));
+        if (buffers_left_to_map() != 0) throw std::logic_error("the referee sent more buffers than the problem has");
+      } else if (op == "run") {
+        if (!problem) throw std::logic_error("run before open");
+        start->record(stream->get());
+        problem->run(impl, stream->get());
+        CUDA_CHECK(cudaGetLastError());
+        stop->record(stream->get());
+        // Everything the launcher started, on any stream, ends before the answer: the referee checks the output
+        // right after it.
+        CUDA_CHECK(cudaDeviceSynchronize());
+        answer["ms"] = stop->elapsed_ms_since(*start);
+      } else if (op == "close") {
+        problem.reset();
+      } else {
+        throw std::invalid_argument("unknown op '" + op + "'");
+      }
+    } catch (const CudaError& e) {
+      answer = {{"ok", false}, {"error", e.what()}, {"sticky", e.sticky()}};
+      if (e.sticky()) {
+        reply(answer);
+        return 110;  // the context is lost: the referee starts a fresh runner
+      }
+    } catch (const std::exception& e) {
+      answer = {{"ok", false}, {"error", std::string("exception: ") + e.what()}};
+    }
+    if (!reply(answer)) return 0;
+  }
+  return 0;
+}

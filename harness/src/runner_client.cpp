@@ -1,0 +1,272 @@
+// The referee's side of the grading boundary (runner.hpp): runner processes spawned with two pipes, and the in-process
+// runner of labs that link their implementations into the lab binary.
+#include <harness/cuda_check.hpp>
+#include <harness/device.hpp>
+#include <harness/problem.hpp>
+#include <harness/runner.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <optional>
+
+extern char** environ;
+
+namespace harness {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+std::string hex(const std::string& bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) out += {digits[c >> 4], digits[c & 15]};
+  return out;
+}
+
+fs::path self_directory() {
+  std::error_code error;
+  const auto self = fs::read_symlink("/proc/self/exe", error);
+  return error ? fs::current_path() : self.parent_path();
+}
+
+/// "lab1-": runner programs are named for the lab binary (lab1, from the folder 01_coalescing) and implementation.
+std::string runner_prefix() { return "lab" + std::to_string(std::stoi(lab().id)) + "-"; }
+
+/// Only what a CUDA program needs: the runner does not see the referee's environment (its command line, seeds or
+/// results paths are nobody's business there).
+std::vector<std::string> runner_environment() {
+  static const char* kept[] = {"PATH", "HOME", "LANG", "TMPDIR", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
+                               "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING"};
+  std::vector<std::string> env;
+  for (const char* name : kept)
+    if (const char* value = std::getenv(name)) env.push_back(std::string(name) + "=" + value);
+  return env;
+}
+
+/// Writes all of `text`; false if the reader is gone.
+bool write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+/// A runner program, spawned on first use and killed with whatever it started when this object goes.
+class RemoteRunner final : public Runner {
+ public:
+  RemoteRunner(fs::path program, std::string name) : program_(std::move(program)), name_(std::move(name)) { spawn(); }
+  ~RemoteRunner() override { stop(); }
+  RemoteRunner(const RemoteRunner&) = delete;
+  RemoteRunner& operator=(const RemoteRunner&) = delete;
+
+  [[nodiscard]] const std::string& name() const override { return name_; }
+
+  void open(const std::string& exercise, Problem& problem) override {
+    json handles = json::array();
+    for (const auto& h : problem.ipc_handles()) handles.push_back(hex(h));
+    call({{"op", "open"}, {"exercise", exercise}, {"shape", problem.shape().str()}, {"handles", handles}});
+  }
+
+  RunnerSample run() override {
+    const auto start = std::chrono::steady_clock::now();
+    const json reply = call({{"op", "run"}});
+    const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (!reply.contains("ms") || !reply.at("ms").is_number())
+      throw RunnerFailure("runner '" + name_ + "' answered a run without a time", true);
+    return {reply.at("ms").get<double>(), wall};
+  }
+
+  void close() override { call({{"op", "close"}}); }
+
+ private:
+  void spawn() {
+    int commands[2], replies[2];
+    if (::pipe2(commands, O_CLOEXEC) != 0 || ::pipe2(replies, O_CLOEXEC) != 0)
+      throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    const std::string path = program_.string();
+    std::vector<std::string> env_strings = runner_environment();
+    std::vector<char*> envp;
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid_ == 0) {  // only async-signal-safe calls until exec
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      ::dup2(commands[0], 3);
+      ::dup2(replies[1], 4);
+      ::dup2(2, 1);  // the student's printf goes to stderr: the referee's stdout carries nothing of theirs
+      const int null_fd = ::open("/dev/null", O_RDONLY);
+      if (null_fd >= 0) ::dup2(null_fd, 0);
+      ::close_range(5, ~0u, 0);
+      ::execve(argv[0], argv, envp.data());
+      ::_exit(127);
+    }
+    ::close(commands[0]);
+    ::close(replies[1]);
+    to_ = commands[1];
+    from_ = ::fdopen(replies[0], "r");
+  }
+
+  void stop() noexcept {
+    if (to_ >= 0) ::close(to_);
+    if (from_) std::fclose(from_);
+    to_ = -1;
+    from_ = nullptr;
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
+    pid_ = -1;
+  }
+
+  /// Why the runner is gone, once it is.
+  std::string death() {
+    int status = 0;
+    pid_t r;
+    do r = ::waitpid(pid_, &status, 0);
+    while (r < 0 && errno == EINTR);
+    pid_ = -1;
+    if (r > 0 && WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+    if (r > 0 && WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
+    return "ended";
+  }
+
+  json call(const json& command) {
+    if (pid_ <= 0) throw RunnerFailure("runner '" + name_ + "' is not running", true);
+    if (!write_all(to_, command.dump() + "\n")) throw RunnerFailure("runner '" + name_ + "' " + death(), true);
+    char* line = nullptr;
+    std::size_t capacity = 0;
+    const ssize_t n = ::getline(&line, &capacity, from_);
+    std::string text = n > 0 ? std::string(line, static_cast<std::size_t>(n)) : "";
+    std::free(line);
+    if (n <= 0) throw RunnerFailure("runner '" + name_ + "' " + death() + " during '" +
+                                    command.at("op").get<std::string>() + "'", true);
+    const json reply = json::parse(text, nullptr, false);
+    if (!reply.is_object() || !reply.contains("ok") || !reply.at("ok").is_boolean())
+      throw RunnerFailure("runner '" + name_ + "' answered garbage: " + text.substr(0, 120), true);
+    if (!reply.at("ok").get<bool>()) {
+      const bool sticky = reply.value("sticky", false);
+      const std::string error = reply.value("error", std::string("(no message)"));
+      if (sticky) stop();
+      throw RunnerFailure(error, sticky);
+    }
+    return reply;
+  }
+
+  fs::path program_;
+  std::string name_;
+  pid_t pid_ = -1;
+  int to_ = -1;
+  FILE* from_ = nullptr;
+};
+
+/// An implementation linked into the lab binary: timed with events on its own stream, like a runner would.
+class LocalRunner final : public Runner {
+ public:
+  explicit LocalRunner(const Impl& impl) : impl_(impl) {}
+  [[nodiscard]] const std::string& name() const override { return impl_.name(); }
+  void open(const std::string& /*exercise*/, Problem& problem) override { problem_ = &problem; }
+  RunnerSample run() override {
+    if (!problem_) throw std::logic_error("run() before open()");
+    try {
+      const auto t0 = std::chrono::steady_clock::now();
+      start_.record(stream_.get());
+      problem_->run(impl_, stream_.get());
+      CUDA_CHECK(cudaGetLastError());
+      stop_.record(stream_.get());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      return {stop_.elapsed_ms_since(start_), wall};
+    } catch (const CudaError& e) {
+      if (e.sticky()) throw;  // the process's context is lost: nothing more can run here
+      throw RunnerFailure(e.what(), false);
+    } catch (const MissingLauncher&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw RunnerFailure(std::string("exception: ") + e.what(), false);
+    }
+  }
+  void close() override { problem_ = nullptr; }
+
+ private:
+  const Impl& impl_;
+  Problem* problem_ = nullptr;
+  Stream stream_;
+  Event start_, stop_;
+};
+
+}  // namespace
+
+fs::path runner_directory() { return self_directory() / "runners"; }
+
+std::vector<std::string> runner_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, impl] : implementations()) names.push_back(name);
+  if (!names.empty()) return names;
+  std::error_code error;
+  const auto prefix = runner_prefix();
+  for (const auto& entry : fs::directory_iterator(runner_directory(), error)) {
+    const auto file = entry.path().filename().string();
+    if (file.rfind(prefix, 0) == 0 && entry.is_regular_file()) names.push_back(file.substr(prefix.size()));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> runner_exercises(const std::string& name) {
+  const auto& impls = implementations();
+  if (!impls.empty()) {
+    const auto it = impls.find(name);
+    if (it == impls.end()) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
+    std::vector<std::string> exercises;
+    for (const auto& [exercise, fn] : it->second.launchers()) exercises.push_back(exercise);
+    return exercises;
+  }
+  const auto program = runner_directory() / (runner_prefix() + name);
+  if (!fs::is_regular_file(program)) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
+  const std::string command = "'" + program.string() + "' --list";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) throw std::runtime_error("cannot run " + program.string());
+  std::string text;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) text.append(buffer, n);
+  ::pclose(pipe);
+  const json j = json::parse(text, nullptr, false);
+  if (!j.is_array()) throw RunnerFailure("runner '" + name + "' --list printed no JSON array", true);
+  return j.get<std::vector<std::string>>();
+}
+
+std::unique_ptr<Runner> make_runner(const std::string& name) {
+  const auto& impls = implementations();
+  if (!impls.empty()) {
+    const auto it = impls.find(name);
+    if (it == impls.end()) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
+    return std::make_unique<LocalRunner>(it->second);
+  }
+  const auto program = runner_directory() / (runner_prefix() + name);
+  if (!fs::is_regular_file(program)) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
+  return std::make_unique<RemoteRunner>(program, name);
+}
+
+}  // namespace harness
