@@ -16,20 +16,23 @@ __device__ void record(unsigned long long* out, std::size_t index) {
   atomicMin(&out[1], static_cast<unsigned long long>(index));
 }
 
-template <class T>
-__global__ void compare_kernel(const T* got, const double* expected, const std::size_t* indices, const double* atol,
-                               bool per_element, double rtol, std::size_t count, unsigned long long* out) {
+// atol: one per element, or (atol == nullptr) `atol_all` for every element.
+template <class T, class E>
+__global__ void compare_kernel(const T* got, const E* expected, const std::size_t* indices, const double* atol,
+                               bool per_element, double atol_all, double rtol, std::size_t count,
+                               unsigned long long* out) {
   for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < count;
        k += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     const double g = static_cast<double>(got[indices ? indices[k] : k]);
-    const double e = expected[k];
+    const double e = static_cast<double>(expected[k]);
+    const double a = atol ? atol[per_element ? k : 0] : atol_all;
     bool ok;
     if (isnan(e)) {
       ok = isnan(g);
     } else if (isinf(e)) {
       ok = g == e;
     } else {
-      ok = fabs(g - e) <= atol[per_element ? k : 0] + rtol * fabs(e);  // false for a NaN or infinite g
+      ok = fabs(g - e) <= a + rtol * fabs(e);  // false for a NaN or infinite g
     }
     if (!ok) record(out, k);
   }
@@ -67,7 +70,19 @@ DeviceMismatches compare_on_device(const T* got, const double* expected, const s
                                    const double* atol, bool atol_per_element, double rtol, std::size_t count) {
   Counters counters(count);
   if (count > 0)
-    compare_kernel<<<kBlocks, kThreads>>>(got, expected, indices, atol, atol_per_element, rtol, count, counters.get());
+    compare_kernel<<<kBlocks, kThreads>>>(got, expected, indices, atol, atol_per_element, 0.0, rtol, count,
+                                          counters.get());
+  return counters.read();
+}
+
+template <class T>
+DeviceMismatches compare_arrays_on_device(const T* got, const T* expected, double atol, double rtol,
+                                          std::size_t count) {
+  Counters counters(count);
+  if (count > 0)
+    compare_kernel<<<kBlocks, kThreads>>>(got, expected, static_cast<const std::size_t*>(nullptr),
+                                          static_cast<const double*>(nullptr), false, atol, rtol, count,
+                                          counters.get());
   return counters.read();
 }
 
@@ -82,6 +97,9 @@ DeviceMismatches differing_words(const void* a, const void* b, std::size_t bytes
 
 template DeviceMismatches compare_on_device<float>(const float*, const double*, const std::size_t*, const double*,
                                                    bool, double, std::size_t);
+template DeviceMismatches compare_arrays_on_device<float>(const float*, const float*, double, double, std::size_t);
+template DeviceMismatches compare_arrays_on_device<std::int32_t>(const std::int32_t*, const std::int32_t*, double,
+                                                                 double, std::size_t);
 template DeviceMismatches compare_on_device<std::int32_t>(const std::int32_t*, const double*, const std::size_t*,
                                                           const double*, bool, double, std::size_t);
 

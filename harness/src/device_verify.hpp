@@ -19,6 +19,11 @@ template <class T>
 DeviceMismatches compare_on_device(const T* got, const double* expected, const std::size_t* indices,
                                    const double* atol, bool atol_per_element, double rtol, std::size_t count);
 
+/// Element k of `got` against element k of `expected` (same type) under one atol and rtol. Synchronous.
+template <class T>
+DeviceMismatches compare_arrays_on_device(const T* got, const T* expected, double atol, double rtol,
+                                          std::size_t count);
+
 /// The 4-byte words in which `a` and `b` differ (`bytes` is a multiple of 4). Synchronous.
 DeviceMismatches differing_words(const void* a, const void* b, std::size_t bytes);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 #include <type_traits>
@@ -161,6 +162,16 @@ void Scratch<T>::verify(bool /*check_contents*/, std::vector<std::string>& probl
 }
 
 template <class T>
+void Input<T>::refresh(std::uint64_t salt) {
+  if (!recipe_) throw std::logic_error("input '" + name() + "' has no recipe to refresh from (course bug)");
+  if constexpr (std::is_same_v<T, float>) {
+    random_on_device(*recipe_, hash64(recipe_->seed, salt), static_cast<float*>(raw_data()), host_.size());
+    if (pristine_.size() != host_.size()) pristine_ = DeviceBuffer<T>(host_.size());
+    CUDA_CHECK(cudaMemcpy(pristine_.get(), data(), host_.size() * sizeof(T), cudaMemcpyDeviceToDevice));
+  }
+}
+
+template <class T>
 void Input<T>::verify_on_device(std::vector<std::string>& problems) const {
   if (!guards_intact()) problems.push_back("out-of-bounds write: something wrote just outside input '" + name() + "'");
   if (pristine_.size() != host_.size()) {
@@ -205,6 +216,33 @@ void Output<T>::verify_on_device(std::vector<std::string>& problems) const {
 }
 
 template <class T>
+void Output<T>::save(std::size_t slot) {
+  if (saved_.size() <= slot) saved_.resize(slot + 1);
+  if (saved_[slot].size() != count_) saved_[slot] = DeviceBuffer<T>(count_);
+  CUDA_CHECK(cudaMemcpy(saved_[slot].get(), data(), count_ * sizeof(T), cudaMemcpyDeviceToDevice));
+}
+
+template <class T>
+void Output<T>::compare_saved(std::size_t slot, std::size_t against, std::vector<std::string>& problems) const {
+  if (std::max(slot, against) >= saved_.size()) throw std::logic_error("compare_saved: empty slot (course bug)");
+  // Both are float results of the same inputs, each within the tolerance of the exact answer: twice the tolerance.
+  const double atol = 2.0 * *std::max_element(tolerance_.atol.begin(), tolerance_.atol.end());
+  const double rtol = 2.0 * tolerance_.rtol;
+  const auto m = detail::compare_arrays_on_device(saved_[slot].get(), saved_[against].get(), atol, rtol, count_);
+  if (m.count == 0) return;
+  T got{}, expected{};
+  CUDA_CHECK(cudaMemcpy(&got, saved_[slot].get() + m.first, sizeof(T), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&expected, saved_[against].get() + m.first, sizeof(T), cudaMemcpyDeviceToHost));
+  std::ostringstream os;
+  os.precision(9);
+  os << "output '" << name() << "': " << m.count << " of " << count_ << " elements differ from the reference's on the "
+     << "same inputs; first at [" << m.first << "]: got " << static_cast<double>(got) << ", the reference "
+     << static_cast<double>(expected) << " (tolerance " << atol + rtol * std::fabs(static_cast<double>(expected))
+     << ")";
+  problems.push_back(os.str());
+}
+
+template <class T>
 void Scratch<T>::verify_on_device(std::vector<std::string>& problems) const {
   verify(false, problems);
 }
@@ -243,6 +281,32 @@ Verdict Problem::verify_on_device() const {
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<std::string> problems;
   for (const Buffer* b : buffers_) b->verify_on_device(problems);
+  return verdict_of(problems);
+}
+
+bool Problem::refreshable() const {
+  return checks_on_device() && std::all_of(buffers_.begin(), buffers_.end(), [](const Buffer* b) { return b->refreshable(); });
+}
+
+void Problem::refresh_inputs(std::uint64_t salt) {
+  for (Buffer* b : buffers_) b->refresh(salt);
+}
+
+void Problem::save_outputs(std::size_t slot) {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (Buffer* b : buffers_) b->save(slot);
+}
+
+Verdict Problem::compare_saved(std::size_t slot, std::size_t against) const {
+  std::vector<std::string> problems;
+  for (const Buffer* b : buffers_) b->compare_saved(slot, against, problems);
+  return verdict_of(problems);
+}
+
+Verdict Problem::verify_unchanged() const {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<std::string> problems;
+  for (const Buffer* b : buffers_) b->verify_unchanged(problems);
   return verdict_of(problems);
 }
 

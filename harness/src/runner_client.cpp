@@ -67,6 +67,35 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
+/// What `program --list` prints on stdout (no shell: the path is passed as it is).
+std::string list_output(const fs::path& program) {
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  const std::string path = program.string();
+  char list[] = "--list";
+  char* argv[] = {const_cast<char*>(path.c_str()), list, nullptr};
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::execv(argv[0], argv);
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(out[0], buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 || text.size() > (1u << 20)) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(out[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return text;
+}
+
 /// A runner program, spawned on first use and killed with whatever it started when this object goes.
 class RemoteRunner final : public Runner {
  public:
@@ -245,13 +274,7 @@ std::vector<std::string> runner_exercises(const std::string& name) {
   }
   const auto program = runner_directory() / (runner_prefix() + name);
   if (!fs::is_regular_file(program)) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
-  const std::string command = "'" + program.string() + "' --list";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) throw std::runtime_error("cannot run " + program.string());
-  std::string text;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) text.append(buffer, n);
-  ::pclose(pipe);
+  const std::string text = list_output(program);
   const json j = json::parse(text, nullptr, false);
   if (!j.is_array()) throw RunnerFailure("runner '" + name + "' --list printed no JSON array", true);
   return j.get<std::vector<std::string>>();

@@ -28,10 +28,15 @@ std::function<double()> stream_sample(std::function<void(cudaStream_t)> run, cud
   };
 }
 
-std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options) {
+std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options,
+                                      const std::function<void()>& before_round,
+                                      const std::function<void()>& after_round) {
   const std::size_t k = contenders.size();
-  for (std::size_t w = 0; w < options.warmup; ++w)
+  for (std::size_t w = 0; w < options.warmup; ++w) {
+    if (before_round) before_round();
     for (const auto& c : contenders) c.sample();
+    if (after_round) after_round();
+  }
 
   std::vector<std::vector<double>> samples(k);
   const auto begin = std::chrono::steady_clock::now();
@@ -45,10 +50,12 @@ std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, 
     return true;
   };
   for (std::size_t round = 0; !done(); ++round) {
+    if (before_round) before_round();
     for (std::size_t j = 0; j < k; ++j) {
       const std::size_t i = (round + j) % k;  // rotate who goes first: no contender always follows the same one
       samples[i].push_back(contenders[i].sample());
     }
+    if (after_round) after_round();
   }
   std::vector<Summary> out;
   for (const auto& s : samples) out.push_back(summarize(s));

@@ -3,6 +3,7 @@
 #include <harness/cuda_check.hpp>
 #include <harness/device.hpp>
 #include <harness/problem.hpp>
+#include <harness/random.hpp>
 #include <harness/timing.hpp>
 
 #include <catch2/catch_test_macros.hpp>
@@ -95,4 +96,52 @@ TEST_CASE("interleaved timing returns a plausible median for each contender", "[
   REQUIRE(s[0].samples == s[1].samples);  // one sample of each per round
   REQUIRE(s[0].median > 0);
   REQUIRE(s[1].median > 10 * s[0].median);  // 256x the bytes
+}
+
+TEST_CASE("the GPU makes the same random inputs as the host, for ints and floats", "[harness][gpu][random]") {
+  require_gpu();
+  const std::size_t n = 100003;
+  for (const auto& host : {harness::random_ints(n, 77, -8, 8), harness::random_ints(n, 78, 0, 1, false),
+                           harness::random_floats(n, 79, -1.0f, 1.0f)}) {
+    harness::DeviceBuffer<float> device(n);
+    // Made from another seed on the host, then on the GPU from the recipe with the first seed: equal bit for bit.
+    harness::random_on_device(host.recipe, host.recipe.seed, device.get(), n);
+    std::vector<float> back(n);
+    CUDA_CHECK(cudaMemcpy(back.data(), device.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(back == static_cast<const std::vector<float>&>(host));
+  }
+}
+
+TEST_CASE("fresh inputs change the values, and a saved output is compared with another slot", "[harness][gpu][random]") {
+  require_gpu();
+  class Scale final : public harness::Problem {
+   public:
+    explicit Scale(std::int64_t n) : Problem({n}), x(*this, "x", n), y(*this, "y", n) {}
+    void generate(std::uint64_t seed) override {
+      x.set(harness::random_ints(shape()[0], seed, -8, 8));
+      y.expect(std::vector<double>(x.host().begin(), x.host().end()), harness::Tolerance::exact());
+    }
+    void run(const harness::Impl&, cudaStream_t s) override {
+      CUDA_CHECK(cudaMemcpyAsync(y.data(), x.data(), shape()[0] * sizeof(float), cudaMemcpyDeviceToDevice, s));
+    }
+    [[nodiscard]] harness::Work work() const override { return {}; }
+    harness::Input<float> x;
+    harness::Output<float> y;
+  };
+  Scale p(4099);
+  p.generate(1);
+  REQUIRE(p.refreshable());
+  harness::Impl none;
+  p.refresh_inputs(12345);
+  p.run(none, nullptr);
+  CHECK_FALSE(p.verify_on_device().ok);  // new inputs: the old CPU reference no longer applies
+  CHECK(p.verify_unchanged().ok);        // but the inputs are as refreshed
+  p.save_outputs(0);
+  p.save_outputs(1);
+  CHECK(p.compare_saved(0, 1).ok);
+  CUDA_CHECK(cudaMemset(p.y.data() + 7, 0, sizeof(float)));  // one element wrong
+  p.save_outputs(0);
+  CHECK_FALSE(p.compare_saved(0, 1).ok);
+  CUDA_CHECK(cudaMemset(const_cast<float*>(p.x.data()) + 3, 0, sizeof(float)));  // an input written
+  CHECK_FALSE(p.verify_unchanged().ok);
 }

@@ -11,11 +11,14 @@
 #include <harness/compare.hpp>
 #include <harness/device.hpp>
 #include <harness/launcher.hpp>
+#include <harness/random.hpp>
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <type_traits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +91,18 @@ class Buffer {
   virtual void verify_on_device(std::vector<std::string>& problems) const = 0;
   /// The CUDA IPC handle of the whole allocation (guards included), for a runner process to map (runner.hpp).
   [[nodiscard]] std::string ipc_handle() const;
+  /// Inputs: true when refresh() can make fresh values (they came with a RandomRecipe). Others: true.
+  [[nodiscard]] virtual bool refreshable() const { return true; }
+  /// Inputs: new values of the same kind, made on the GPU from the recipe's seed mixed with `salt`. Others: nothing.
+  virtual void refresh(std::uint64_t /*salt*/) {}
+  /// Outputs: copies the current contents into keeping slot `slot` (on the GPU). Others: nothing.
+  virtual void save(std::size_t /*slot*/) {}
+  /// Outputs: appends a line to `problems` when slot `slot` differs from slot `against` by more than twice the
+  /// output's tolerance (both are float results of the same inputs, each within the tolerance of the exact one).
+  virtual void compare_saved(std::size_t /*slot*/, std::size_t /*against*/, std::vector<std::string>& /*problems*/)
+      const {}
+  /// Guard zones and, for inputs, the pristine copy: everything verify_on_device() checks but the outputs' values.
+  virtual void verify_unchanged(std::vector<std::string>& problems) const { verify(false, problems); }
 
  protected:
   [[nodiscard]] void* raw_data() const;  ///< start of the data, after the guard
@@ -126,15 +141,27 @@ class Input : public Buffer {
     host_ = std::move(host);
     upload(host_.data());
     pristine_ = {};  // made again from the new values when a device check needs it
+    recipe_.reset();
+  }
+  /// Uploads random values and keeps their recipe, so that timed runs can get fresh inputs of the same kind.
+  template <class U = T, std::enable_if_t<std::is_same_v<U, float>, int> = 0>  // random values are floats
+  void set(RandomValues values) {
+    const RandomRecipe recipe = values.recipe;
+    set(std::vector<T>(std::move(values)));
+    recipe_ = recipe;
   }
   [[nodiscard]] const T* data() const { return static_cast<const T*>(raw_data()); }  ///< the device pointer
   [[nodiscard]] const std::vector<T>& host() const { return host_; }  ///< the values uploaded
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
   void verify_on_device(std::vector<std::string>& problems) const override;
+  [[nodiscard]] bool refreshable() const override { return recipe_.has_value(); }
+  void refresh(std::uint64_t salt) override;
+  void verify_unchanged(std::vector<std::string>& problems) const override { verify_on_device(problems); }
 
  private:
   std::vector<T> host_;
-  mutable DeviceBuffer<T> pristine_;  // a device copy of host_, compared with the input after each timed run
+  std::optional<RandomRecipe> recipe_;
+  mutable DeviceBuffer<T> pristine_;  // a device copy of the values, compared with the input after each timed run
 };
 
 /// An output array with its CPU reference and tolerance.
@@ -164,6 +191,8 @@ class Output : public Buffer {
   [[nodiscard]] std::size_t size() const { return count_; }              ///< elements
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
   void verify_on_device(std::vector<std::string>& problems) const override;
+  void save(std::size_t slot) override;
+  void compare_saved(std::size_t slot, std::size_t against, std::vector<std::string>& problems) const override;
 
  private:
   /// The reference, tolerance and sample positions on the device, uploaded once per expect().
@@ -176,6 +205,7 @@ class Output : public Buffer {
   Tolerance tolerance_;
   std::vector<std::size_t> sampled_;  // empty: every element
   mutable std::unique_ptr<DeviceReference> device_;
+  std::vector<DeviceBuffer<T>> saved_;  // save()'s slots
 };
 
 /// Device memory a Problem hands its launcher to work in (a worklist and its counter, partial sums): poisoned before
@@ -228,6 +258,19 @@ class Problem {
   [[nodiscard]] virtual bool checks_on_device() const { return true; }
   /// The IPC handles of every buffer, in construction order (Buffer::ipc_handle()).
   [[nodiscard]] std::vector<std::string> ipc_handles() const;
+
+  /// True when every input can be made afresh on the GPU (all came from random_ints or random_floats) and
+  /// checks_on_device(): then timed runs get new inputs every round (refresh_inputs) and each implementation's output
+  /// is compared with the reference's output of the same round (save_outputs, compare_saved).
+  [[nodiscard]] bool refreshable() const;
+  /// New inputs of the same kind, from `salt`, on the GPU. The CPU reference no longer applies until generate().
+  void refresh_inputs(std::uint64_t salt);
+  /// Keeps every output's current contents in slot `slot`.
+  void save_outputs(std::size_t slot);
+  /// Slot `slot` of every output against slot `against` (twice the tolerance).
+  [[nodiscard]] Verdict compare_saved(std::size_t slot, std::size_t against) const;
+  /// Guards intact and inputs unchanged, checked on the GPU: what a run must leave as it found it.
+  [[nodiscard]] Verdict verify_unchanged() const;
 
  private:
   friend class Buffer;

@@ -48,7 +48,11 @@ class L2Flusher {
 /// A Contender::sample for work this process enqueues on `stream`: flush, events around `run`, synchronize.
 std::function<double()> stream_sample(std::function<void(cudaStream_t)> run, cudaStream_t stream, L2Flusher& flusher);
 
-/// Times `contenders` interleaved; returns one Summary per contender, in order. Throws what a sample throws.
-std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options);
+/// Times `contenders` interleaved; returns one Summary per contender, in order. `before_round` and `after_round`, when
+/// given, run around every round, warm-up rounds included (fresh inputs before, checks of the round's outputs after).
+/// Throws what a sample or a hook throws.
+std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options,
+                                      const std::function<void()>& before_round = {},
+                                      const std::function<void()>& after_round = {});
 
 }  // namespace harness

@@ -2,9 +2,9 @@
 // ceiling and the peers (course code, run here) at the exercise's timed shape.
 //
 // What a submission cannot get away with here:
-// - skipping work, returning early, or leaving work on a stream of its own: every timed run starts from poisoned
-//   outputs and is checked on the GPU right after the runner answers, and the runner answers only once the device is
-//   idle;
+// - caching, skipping work, returning early, or leaving work on a stream of its own: every round of timed runs gets
+//   new inputs made on the GPU, every timed run starts from poisoned outputs, and its output is compared on the GPU
+//   with the reference's output of the same round (the runner answers only once the device is idle);
 // - forging its event times: each sample counts as at least the referee's own clock around the command, less the
 //   overhead the reference's runner pays for the same command;
 // - touching the inputs: they are compared with a pristine copy after every timed run;
@@ -23,6 +23,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <random>
 
 namespace harness::lab_cli {
 namespace {
@@ -134,22 +135,33 @@ int time(const TimeRequest& request) {
   if (std::string failure; checked_run("student", failure), !failure.empty())
     return wrong("wrong at the timed shape " + shape.str() + ": " + failure);
 
-  // Timing. A runner's sample is a checked run: a wrong output stops the timing and fails the exercise.
+  // Timing. Where the problem allows (refreshable()), every round gets new inputs, made on the GPU from a salt this
+  // process draws, and each runner's output is kept and compared, after the round, with the reference's output of
+  // the same round: no answer can be cached, skipped or detected. Otherwise every timed output is checked against the
+  // CPU reference. A wrong timed output stops the timing and fails the exercise.
+  const bool fresh = problem->refreshable();
+  std::mt19937_64 salts(std::random_device{}());
+  const std::map<std::string, std::size_t> slot = {{"student", 0}, {"reference", 1}, {"baseline", 2}};
   L2Flusher flusher(device.l2_bytes);
   std::map<std::string, Clocks> clocks;
-  std::string timed_failure;
   struct TimedWrong : std::runtime_error {
     using std::runtime_error::runtime_error;
+  };
+  const auto timed_wrong = [&](const std::string& role, const std::string& failure) {
+    return TimedWrong(role + "'s output of timed run " + std::to_string(clocks[role].event.size() + 1) +
+                      " is wrong: " + failure);
   };
   std::vector<Contender> contenders;
   for (const auto& role : roles)
     contenders.push_back({role, [&, role] {
                             flusher.flush(stream.get());
                             std::string failure;
-                            const RunnerSample s = checked_run(role, failure, problem->checks_on_device());
-                            if (!failure.empty())
-                              throw TimedWrong(role + "'s output of timed run " +
-                                               std::to_string(clocks[role].event.size() + 1) + " is wrong: " + failure);
+                            const RunnerSample s = checked_run(role, failure, !fresh && problem->checks_on_device());
+                            if (fresh && failure.empty()) {
+                              if (const Verdict v = problem->verify_unchanged(); !v.ok) failure = v.message;
+                              problem->save_outputs(slot.at(role));
+                            }
+                            if (!failure.empty()) throw timed_wrong(role, failure);
                             clocks[role].event.push_back(s.event_ms);
                             clocks[role].wall.push_back(s.wall_ms);
                             return s.event_ms;
@@ -159,15 +171,23 @@ int time(const TimeRequest& request) {
   for (const Peer& peer : spec->peers)
     contenders.push_back(
         {peer.name, stream_sample([&](cudaStream_t s) { peer.run(*problem, s); }, stream.get(), flusher)});
+  const auto new_inputs = [&] { problem->refresh_inputs(salts()); };
+  const auto compare_round = [&] {
+    for (const std::string role : {"baseline", "student"})
+      if (const Verdict v = problem->compare_saved(slot.at(role), slot.at("reference")); !v.ok)
+        throw timed_wrong(role, v.message);
+  };
   TimingOptions options;
   options.max_seconds = request.max_seconds;
   std::vector<Summary> summaries;
   try {
-    summaries = time_interleaved(contenders, options);
+    summaries = fresh ? time_interleaved(contenders, options, new_inputs, compare_round)
+                      : time_interleaved(contenders, options);
   } catch (const TimedWrong& e) {
     if (std::string(e.what()).rfind("student", 0) != 0) throw std::logic_error(e.what());
     return wrong(e.what());
   }
+  out["fresh_inputs_every_round"] = fresh;
 
   // The warm-up runs are in the clocks too: drop them. Then bound the runners' graded samples by the host clock.
   for (std::size_t i = 0; i < roles.size(); ++i) {
