@@ -1,9 +1,12 @@
 #include "grader/lab_run.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <csignal>
+#include <random>
+#include <set>
+#include <stdexcept>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -19,13 +22,39 @@ namespace ec = harness::exit_code;
 using nlohmann::json;
 
 constexpr double kInfoTimeoutS = 30;
+constexpr int kFreshSeeds = 3;  // as many as the labs' public seeds 1,2,3
+// The lab binary opens this path; the grader hands it fd 3, a pipe (docs/protocol.md).
+constexpr const char* kResultsPath = "/dev/fd/3";
 
-std::optional<std::string> read_text(const std::filesystem::path& file) {
-  std::ifstream stream(file, std::ios::binary);
-  if (!stream) return std::nullopt;
-  std::ostringstream text;
-  text << stream.rdbuf();
-  return text.str();
+// All a lab binary sees of the grader's environment: what the C runtime, the CUDA driver and the course's own
+// switches need, and the fake lab's (tests/fakes), which a real lab ignores. The rest (tokens, the grader's own
+// paths) stays with the grader. TMPDIR is the run's own directory (run_process sets it).
+const std::vector<std::string> kLabEnvironment = {
+    "PATH", "HOME", "LANG", "LC_*", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_*", "LD_LIBRARY_PATH",
+    "COURSE_REQUIRE_GPU", "FAKE_LAB_*"};
+
+// How every lab binary runs: clean environment, fresh directory under `dir_parent`, limits, results on fd 3.
+ProcessOptions lab_process(std::vector<std::string> argv, double timeout_s, const std::filesystem::path& dir_parent) {
+  ProcessOptions p;
+  p.argv = std::move(argv);
+  p.timeout_s = timeout_s;
+  p.inherit_env = kLabEnvironment;
+  p.private_dir_in = dir_parent;
+  p.limits = ProcessLimits{};
+  p.results_pipe = true;
+  return p;
+}
+
+// A seed nobody can predict: a submission that recognizes the public seeds' inputs gains nothing.
+std::uint64_t fresh_seed() {
+  static std::random_device device;
+  return device();
+}
+
+std::string join(const std::vector<std::uint64_t>& seeds) {
+  std::string text;
+  for (auto seed : seeds) text += fmt::format("{}{}", text.empty() ? "" : ",", seed);
+  return text;
 }
 
 std::string clip(std::string_view text, std::size_t n) {
@@ -42,6 +71,11 @@ std::string text_of(const json& object, const char* key) {
 std::string stderr_hint(const ProcessResult& run) {
   const auto line = last_line(run.err);
   return line.empty() ? "" : "; last stderr: " + line;
+}
+
+std::string signal_meaning(int sig) {
+  if (sig == SIGXFSZ) return fmt::format(" (a file grew past the {} GiB limit)", ProcessLimits{}.file_bytes >> 30);
+  return "";
 }
 
 std::string exit_code_meaning(int code) {
@@ -72,7 +106,8 @@ std::optional<std::pair<Status, std::string>> abnormal_end(const ProcessResult& 
              fmt::format("{} hung: killed after {:g} s{}{}", what, timeout_s, progress, stderr_hint(run))}};
   if (run.signal != 0)
     return {{Status::kCrash,
-             fmt::format("{} crashed: killed by {}{}{}", what, signal_name(run.signal), progress, stderr_hint(run))}};
+             fmt::format("{} crashed: killed by {}{}{}{}", what, signal_name(run.signal), signal_meaning(run.signal),
+                         progress, stderr_hint(run))}};
   switch (run.exit_code) {
     case ec::kOk:
     case ec::kTestFailure: return std::nullopt;
@@ -117,10 +152,9 @@ class ExerciseGrader {
                  double time_timeout_s)
       : lab_(lab), manifest_(manifest), options_(options), check_timeout_s_(check_timeout_s),
         time_timeout_s_(time_timeout_s), binary_(lab_binary(options.bin_dir, lab.number).string()),
-        work_(options.work_dir / ("lab" + std::to_string(lab.number))) {
-    std::error_code error;
-    std::filesystem::create_directories(work_, error);
-  }
+        work_((options.work_dir.empty() ? std::filesystem::temp_directory_path() : options.work_dir) /
+              ("lab" + std::to_string(lab.number))),
+        given_seeds_(options.seeds.empty() ? std::vector<std::uint64_t>{} : parse_seeds(options.seeds)) {}
 
   ExerciseResult grade(const ExerciseSpec& spec) {
     ExerciseResult x;
@@ -146,37 +180,50 @@ class ExerciseGrader {
   }
 
   ProcessResult launch(std::vector<std::string> argv, double timeout_s) const {
-    ProcessOptions p;
-    p.argv = std::move(argv);
-    p.timeout_s = timeout_s;
+    auto p = lab_process(std::move(argv), timeout_s, work_);
     p.kill_grace_s = options_.kill_grace_s;
     return run_process(p);
   }
 
+  std::vector<std::uint64_t> check_seeds() const {
+    if (!given_seeds_.empty()) return given_seeds_;
+    std::vector<std::uint64_t> seeds;
+    while (seeds.size() < kFreshSeeds) {
+      const auto seed = fresh_seed();
+      if (std::find(seeds.begin(), seeds.end(), seed) == seeds.end()) seeds.push_back(seed);
+    }
+    return seeds;
+  }
+
   // Runs `check`; true when every planned test passed.
   bool check(ExerciseResult& x) {
-    const auto file = work_ / (x.name + ".check.jsonl");
-    std::error_code error;
-    std::filesystem::remove(file, error);  // a stale file from an earlier run must not count
+    const CheckPlan plan{x.name, options_.impl, check_seeds()};
+    x.seeds = plan.seeds;
     tell(fmt::format("lab{} {}: check ({})", lab_.number, x.name, options_.impl));
-    std::vector<std::string> argv = {binary_, "check", "--impl", options_.impl, "--exercise", x.name, "--results",
-                                     file.string()};
-    if (!options_.seeds.empty()) argv.insert(argv.end(), {"--seeds", options_.seeds});
-    const auto run = launch(argv, check_timeout_s_);
+    const auto run = launch({binary_, "check", "--impl", options_.impl, "--exercise", x.name, "--results",
+                             kResultsPath, "--seeds", join(plan.seeds)},
+                            check_timeout_s_);
     x.wall_s += run.wall_s;
 
-    const auto text = read_text(file);
-    const CheckFile f = text ? parse_check_results(*text, x.name) : CheckFile{};
+    CheckFile f = parse_check_results(run.results, x.name);
+    if (run.results_truncated) f.error = fmt::format("more than {} bytes", ProcessOptions{}.capture_limit);
+    // Ended on its own with a verdict: every planned case ran.
+    const bool finished = run.started && !run.timed_out && run.signal == 0 &&
+                          (run.exit_code == ec::kOk || run.exit_code == ec::kTestFailure);
+    const auto contradicts = f.error.empty() ? contradiction(f, plan, finished) : "";
     x.tests_total = f.total;
-    // Unreadable output earns nothing: its counts cannot be trusted.
-    x.tests_passed = f.error.empty() ? std::min(f.passed, f.total) : 0;
+    // Unreadable or contradictory results earn nothing: their counts cannot be trusted.
+    x.tests_passed = f.error.empty() && contradicts.empty() ? std::min(f.passed, f.total) : 0;
     const auto done = f.has_plan ? fmt::format("{} of {} tests passed", x.tests_passed, x.tests_total) : "";
 
+    if (run.survivors > 0) return fail(x, Status::kBadOutput, untrusted(run, "check"));
+    if (!contradicts.empty())
+      return fail(x, Status::kBadOutput, fmt::format("check results contradict the plan: {}", contradicts));
     if (auto end = abnormal_end(run, "check", done, check_timeout_s_, options_.impl, x.name))
       return fail(x, end->first, end->second);
-    if (!text)
-      return fail(x, Status::kBadOutput, fmt::format("check exited {} but wrote no results file ({}){}", run.exit_code,
-                                                  file.string(), stderr_hint(run)));
+    if (run.results.empty())
+      return fail(x, Status::kBadOutput, fmt::format("check exited {} but sent no results (nothing came through {}){}",
+                                                  run.exit_code, kResultsPath, stderr_hint(run)));
     if (!f.error.empty()) return fail(x, Status::kBadOutput, fmt::format("check results unreadable: {}", f.error));
     if (!f.has_plan)
       return fail(x, Status::kBadOutput, "check wrote no plan line, so the number of tests is unknown");
@@ -200,25 +247,31 @@ class ExerciseGrader {
 
   // Runs `time`; true when the timed run was correct and its medians are usable.
   bool time(ExerciseResult& x) {
-    const auto file = work_ / (x.name + ".time.json");
-    std::error_code error;
-    std::filesystem::remove(file, error);
+    const TimePlan plan{x.name, options_.impl, options_.timed_seed.value_or(fresh_seed())};
+    x.timed_seed = plan.seed;
     tell(fmt::format("lab{} {}: time ({})", lab_.number, x.name, options_.impl));
     const auto run = launch({binary_, "time", "--impl", options_.impl, "--exercise", x.name, "--results",
-                             file.string()},
+                             kResultsPath, "--seed", std::to_string(plan.seed)},
                             time_timeout_s_);
     x.wall_s += run.wall_s;
 
-    const auto text = read_text(file);
-    const TimeFile f = text ? parse_time_results(*text) : TimeFile{};
-    if (f.error.empty()) x.timing = f.timing;
+    TimeFile f = parse_time_results(run.results);
+    if (run.results_truncated) f.error = fmt::format("more than {} bytes", ProcessOptions{}.capture_limit);
+    const auto contradicts = f.error.empty() && !run.results.empty() ? contradiction(f, plan) : "";
+    if (f.error.empty() && contradicts.empty()) {
+      x.timing = f.timing;
+      x.timed_shape = f.shape;
+    }
 
+    if (run.survivors > 0) return fail(x, Status::kBadOutput, untrusted(run, "time"));
     if (auto end = abnormal_end(run, "time", "", time_timeout_s_, options_.impl, x.name))
       return fail(x, end->first, end->second);
-    if (!text)
-      return fail(x, Status::kBadOutput, fmt::format("time exited {} but wrote no results file ({}){}", run.exit_code,
-                                                  file.string(), stderr_hint(run)));
+    if (run.results.empty())
+      return fail(x, Status::kBadOutput, fmt::format("time exited {} but sent no results (nothing came through {}){}",
+                                                  run.exit_code, kResultsPath, stderr_hint(run)));
     if (!f.error.empty()) return fail(x, Status::kBadOutput, fmt::format("time results unreadable: {}", f.error));
+    if (!contradicts.empty())
+      return fail(x, Status::kBadOutput, fmt::format("time results contradict the plan: {}", contradicts));
     if (!f.correct) return fail(x, Status::kBadOutput, "time results lack a true/false 'correct' field");
     if (!*f.correct || run.exit_code == ec::kTestFailure) {
       const auto why = !f.message.empty() ? f.message : last_line(run.err);
@@ -229,12 +282,18 @@ class ExerciseGrader {
     return true;
   }
 
+  static std::string untrusted(const ProcessResult& run, std::string_view what) {
+    return fmt::format("{} process(es) started by {} survived SIGKILL, so its results cannot be trusted",
+                       run.survivors, what);
+  }
+
   const LabEntry& lab_;
   const Manifest& manifest_;
   const GradeOptions& options_;
   double check_timeout_s_, time_timeout_s_;
   std::string binary_;
   std::filesystem::path work_;
+  std::vector<std::uint64_t> given_seeds_;
 };
 
 }  // namespace
@@ -273,9 +332,8 @@ InfoOutcome query_info(const std::filesystem::path& binary) {
   using Kind = InfoOutcome::Kind;
   std::error_code error;
   if (!std::filesystem::is_regular_file(binary, error)) return {Kind::kNoBinary, nullptr, "not built"};
-  ProcessOptions p;
-  p.argv = {binary.string(), "info"};
-  p.timeout_s = kInfoTimeoutS;
+  auto p = lab_process({binary.string(), "info"}, kInfoTimeoutS, std::filesystem::temp_directory_path());
+  p.results_pipe = false;
   const auto run = run_process(p);
   const auto name = binary.filename().string();
   if (!run.started) return {Kind::kFailed, nullptr, fmt::format("{} info could not start: {}", name, run.error)};
@@ -323,13 +381,18 @@ CheckFile parse_check_results(std::string_view text, std::string_view exercise) 
         return bad("plan without a valid 'cases' count");
       if (plan.contains("exercise") && text_of(plan, "exercise") != exercise)
         return bad(fmt::format("plan is for exercise '{}', not '{}'", text_of(plan, "exercise"), exercise));
+      if (f.plan_impl.empty() && plan.contains("impl")) f.plan_impl = text_of(plan, "impl");
+      ++f.plans;
       f.has_plan = true;
-      f.total += plan.at("cases").get<int>();
+      f.total = static_cast<int>(std::min<long long>(f.total + plan.at("cases").get<long long>(), 1'000'000'000));
       continue;
     }
     if (!j.contains("ok") || !j.at("ok").is_boolean()) return bad("result without a true/false 'ok'");
     if (j.contains("exercise") && text_of(j, "exercise") != exercise)
       return bad(fmt::format("result for exercise '{}', not '{}'", text_of(j, "exercise"), exercise));
+    if (!j.contains("shape") || !j.contains("seed") || !j.at("seed").is_number_unsigned())
+      return bad("result without a shape and a non-negative integer seed");
+    f.seeds_by_shape[text_of(j, "shape")].push_back(j.at("seed").get<std::uint64_t>());
     ++f.cases;
     if (j.at("ok").get<bool>()) {
       ++f.passed;
@@ -339,6 +402,57 @@ CheckFile parse_check_results(std::string_view text, std::string_view exercise) 
     }
   }
   return f;
+}
+
+std::vector<std::uint64_t> parse_seeds(std::string_view text) {
+  std::vector<std::uint64_t> seeds;
+  for (std::size_t pos = 0; pos <= text.size();) {
+    const auto comma = std::min(text.find(',', pos), text.size());
+    auto item = text.substr(pos, comma - pos);
+    item.remove_prefix(std::min(item.find_first_not_of(' '), item.size()));
+    item = item.substr(0, item.find_last_not_of(' ') + 1);
+    std::uint64_t seed = 0;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), seed);
+    if (item.empty() || error != std::errc() || end != item.data() + item.size())
+      throw std::invalid_argument(
+          fmt::format("--seeds {}: '{}' is not a seed (non-negative integers, comma-separated)", text, item));
+    if (std::find(seeds.begin(), seeds.end(), seed) == seeds.end()) seeds.push_back(seed);
+    pos = comma + 1;
+  }
+  return seeds;
+}
+
+std::string contradiction(const CheckFile& f, const CheckPlan& plan, bool finished) {
+  const auto asked = join(plan.seeds);
+  if (f.plans > 1) return fmt::format("{} plan lines for one exercise", f.plans);
+  if (!f.plan_impl.empty() && f.plan_impl != plan.impl)
+    return fmt::format("the plan is for implementation '{}', not '{}'", f.plan_impl, plan.impl);
+  const auto per_seed = static_cast<int>(plan.seeds.size());
+  if (f.has_plan && per_seed > 0 && f.total % per_seed != 0)
+    return fmt::format("a plan of {} cases cannot be every shape at each of the {} seeds asked for ({})", f.total,
+                       per_seed, asked);
+  for (const auto& [shape, seeds] : f.seeds_by_shape) {
+    for (auto seed : seeds)
+      if (std::find(plan.seeds.begin(), plan.seeds.end(), seed) == plan.seeds.end())
+        return fmt::format("a result at seed {}, which was not asked for (seeds {})", seed, asked);
+    if (std::set<std::uint64_t>(seeds.begin(), seeds.end()).size() < seeds.size())
+      return fmt::format("two results for shape {} at the same seed", shape);
+    if (finished && f.cases == f.total && seeds.size() != plan.seeds.size())
+      return fmt::format("shape {} was checked at {} of the {} seeds asked for ({})", shape, seeds.size(), per_seed,
+                         asked);
+  }
+  return "";
+}
+
+std::string contradiction(const TimeFile& f, const TimePlan& plan) {
+  const auto named = [](const std::string& text) { return text.empty() ? std::string("none") : "'" + text + "'"; };
+  if (f.exercise != plan.exercise)
+    return fmt::format("the result names exercise {}, not '{}'", named(f.exercise), plan.exercise);
+  if (f.impl != plan.impl) return fmt::format("the result names implementation {}, not '{}'", named(f.impl), plan.impl);
+  if (f.seed != plan.seed)
+    return fmt::format("the result names seed {}, not {}", f.seed ? std::to_string(*f.seed) : "none", plan.seed);
+  if (f.shape.empty()) return "the result names no shape";
+  return "";
 }
 
 TimeFile parse_time_results(std::string_view text) {
@@ -356,6 +470,9 @@ TimeFile parse_time_results(std::string_view text) {
     f.correct = j.at("correct").get<bool>();
   }
   if (j.contains("message") && j.at("message").is_string()) f.message = j.at("message").get<std::string>();
+  for (auto [key, field] : {std::pair{"exercise", &f.exercise}, {"impl", &f.impl}, {"shape", &f.shape}})
+    if (j.contains(key) && j.at(key).is_string()) *field = j.at(key).get<std::string>();
+  if (j.contains("seed") && j.at("seed").is_number_unsigned()) f.seed = j.at("seed").get<std::uint64_t>();
 
   const json runners = j.contains("runners") ? j.at("runners") : json::object();
   Timing t;
@@ -395,6 +512,7 @@ LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOp
   r.built = std::filesystem::is_regular_file(lab_binary(options.bin_dir, lab.number), error);
   if (!r.built) r.message = not_built_message(lab.number);
 
+  if (!options.seeds.empty()) parse_seeds(options.seeds);  // a bad list is the caller's error, even unbuilt
   std::optional<ExerciseGrader> grader;
   if (r.built) grader.emplace(lab, manifest, options, r.check_timeout_s, r.time_timeout_s);
   for (const auto& spec : manifest.exercises) {

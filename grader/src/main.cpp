@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -53,7 +54,7 @@ Examples:
   grade lab1 --impl reference         grade the reference solution in the student slot
   grade all --self-check              instructors: reference must get full marks, stubs behave as in the manifest
   grade lab1 --repeat 3               grade three times and print the largest score difference
-  grade lab1 --seeds 101,202,303      hidden seeds for the correctness tests
+  grade lab1 --seeds 101,202,303      chosen seeds for the correctness tests (default: fresh random ones)
   grade --list                        which labs exist and which are built
 
 Exit codes:
@@ -71,6 +72,7 @@ struct Cli {
   int repeat = 1;
   std::string seeds, exercise, labs_dir = COURSE_LABS_DIR, bin_dir, work_dir, output = "grade-results.json", commit;
   std::optional<double> check_timeout_s, time_timeout_s;
+  std::optional<std::uint64_t> timed_seed;
 };
 
 // Parses the command line; returns an exit code when the program should stop (help, usage error).
@@ -78,6 +80,7 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   CLI::App app{"Grades the CUDA course's labs by running their binaries (see docs/protocol.md).", "grade"};
   app.footer(kFooter);
   double check_timeout = 0, time_timeout = 0;
+  std::uint64_t timed_seed = 0;
   app.add_option("LAB", cli.labs, "labs to grade: lab1, 1, 01, 01_coalescing, or all");
   auto* impl = app.add_option("--impl", cli.impl,
                               "implementation graded in the student slot (default: student), e.g. reference");
@@ -89,7 +92,12 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_option("--repeat", cli.repeat,
                  "grade everything N times and print the largest lab-score difference between repeats (default 1)")
       ->check(CLI::Range(1, 1000));
-  app.add_option("--seeds", cli.seeds, "comma-separated seeds passed to `check` (instructors' hidden seeds)");
+  app.add_option("--seeds", cli.seeds,
+                 "comma-separated seeds passed to `check` (default: fresh random seeds for every check run; the "
+                 "seeds used are in the results file)");
+  auto* timed_seed_opt = app.add_option("--timed-seed", timed_seed,
+                                        "seed passed to `time` (default: a fresh random seed for every time run)")
+                             ->check(CLI::NonNegativeNumber);
   app.add_option("--exercise", cli.exercise, "grade only this exercise");
   auto* check_opt = app.add_option("--check-timeout", check_timeout,
                                    "seconds allowed for one `check` run (default: the manifest's, else 120)")
@@ -100,7 +108,8 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_option("--labs-dir", cli.labs_dir, fmt::format("folder holding the NN_name lab folders (default: {})",
                                                          COURSE_LABS_DIR));
   app.add_option("--bin-dir", cli.bin_dir, "folder holding lab1, lab2, ... (default: the folder of grade itself)");
-  app.add_option("--work-dir", cli.work_dir, "folder for the labs' results files (default: <bin-dir>/grading)");
+  app.add_option("--work-dir", cli.work_dir,
+                 "folder in which every lab run gets a fresh working directory (default: <bin-dir>/grading)");
   app.add_option("--output", cli.output, "JSON results file (default: ./grade-results.json)");
   app.add_option("--commit", cli.commit, "commit recorded in the results (default: git rev-parse HEAD, or unknown)");
   app.add_flag("--list", cli.list, "list the labs found and whether each is built, then exit");
@@ -112,6 +121,7 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   }
   if (check_opt->count() > 0) cli.check_timeout_s = check_timeout;
   if (time_opt->count() > 0) cli.time_timeout_s = time_timeout;
+  if (timed_seed_opt->count() > 0) cli.timed_seed = timed_seed;
   return std::nullopt;
 }
 
@@ -234,6 +244,7 @@ int run(int argc, char** argv) {
   options.bin_dir = bin_dir;
   options.work_dir = cli.work_dir.empty() ? bin_dir / "grading" : fs::path(cli.work_dir);
   options.seeds = cli.seeds;
+  options.timed_seed = cli.timed_seed;
   options.exercise = cli.exercise;
   options.check_timeout_s = report.check_timeout_s = cli.check_timeout_s;
   options.time_timeout_s = report.time_timeout_s = cli.time_timeout_s;

@@ -1,7 +1,13 @@
+// run_process(): spawn() prepares everything and starts the child, supervise() watches it, reads its pipes, and
+// kills and reaps every process it started before anything it wrote is handed back.
+
 #include "grader/process.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,7 +17,10 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -20,7 +29,18 @@ extern char** environ;
 namespace grader {
 namespace {
 
+namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+constexpr int kResultsFd = 3;
+// Pipe ends live at or above this number, so the child's dup2 onto 0..3 never overwrites one it still needs.
+constexpr int kFirstPrivateFd = 10;
+// The clean-up after a child: a process in a fork loop is caught within a few rounds; a GPU process can take
+// seconds to die after SIGKILL while the driver tears its context down.
+constexpr int kCleanupRounds = 10000;
+constexpr auto kCleanupLimit = std::chrono::seconds(10);
+// Once every writer is dead, what is left in the pipes ends with end of file; this bounds the wait if one is not.
+constexpr auto kDrainLimit = std::chrono::seconds(1);
 
 // The process group of the child being run, for the interrupt handler; 0 when none.
 volatile std::sig_atomic_t g_child_group = 0;
@@ -35,6 +55,96 @@ extern "C" void kill_child_and_die(int sig) {
 double seconds_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
+
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+// Owns one file descriptor: closed exactly once, moved, never copied.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(other.release()) {}
+  Fd& operator=(Fd&& other) noexcept {
+    reset(other.release());
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+  int release() { return std::exchange(fd_, -1); }
+  void reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// A close-on-exec descriptor numbered kFirstPrivateFd or above; empty (errno set) on failure.
+Fd high_fd(int fd) {
+  Fd owned(fd);
+  if (!owned || fd >= kFirstPrivateFd) return owned;
+  return Fd(::fcntl(fd, F_DUPFD_CLOEXEC, kFirstPrivateFd));
+}
+
+struct Pipe {
+  Fd read, write;
+};
+
+std::optional<Pipe> make_pipe(std::string& error) {
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0) {
+    error = fmt::format("pipe: {}", std::strerror(errno));
+    return std::nullopt;
+  }
+  Pipe pipe{high_fd(ends[0]), high_fd(ends[1])};
+  if (!pipe.read || !pipe.write) {
+    error = fmt::format("fcntl: {}", std::strerror(errno));
+    return std::nullopt;
+  }
+  return pipe;
+}
+
+// A directory that exists as long as its owner: made fresh, removed with everything in it.
+class PrivateDir {
+ public:
+  PrivateDir() = default;
+  PrivateDir(PrivateDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
+  PrivateDir& operator=(PrivateDir&& other) noexcept {
+    remove();
+    path_ = std::exchange(other.path_, {});
+    return *this;
+  }
+  ~PrivateDir() { remove(); }
+
+  static std::optional<PrivateDir> make_in(const fs::path& parent, std::string& error) {
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+    std::string pattern = (parent / "run-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      error = fmt::format("cannot make a directory in {}: {}", parent.string(), std::strerror(errno));
+      return std::nullopt;
+    }
+    PrivateDir dir;
+    dir.path_ = fs::absolute(pattern, ec);
+    return dir;
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  void remove() {
+    std::error_code error;
+    if (!path_.empty()) fs::remove_all(path_, error);
+  }
+
+  fs::path path_;
+};
 
 // Keeps the tail of a stream: a flooding child costs at most 2x the limit in memory.
 struct Capture {
@@ -71,162 +181,302 @@ bool drain(int fd, Capture& capture) {
   return true;
 }
 
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
+// The pipes a child writes to, read together so that none of them fills up and blocks it.
+struct Streams {
+  std::array<Fd, 3> fds;  // stdout, stderr, results
+  std::array<Capture, 3> captures;
+
+  bool open() const {
+    return std::any_of(fds.begin(), fds.end(), [](const Fd& fd) { return static_cast<bool>(fd); });
+  }
+  // Waits up to `wait_ms` for data, then reads whatever is there.
+  void pump(int wait_ms) {
+    std::array<pollfd, 3> polled;
+    nfds_t count = 0;
+    for (const Fd& fd : fds)
+      if (fd) polled[count++] = {fd.get(), POLLIN, 0};
+    if (::poll(polled.data(), count, wait_ms) < 0 && errno != EINTR) return;
+    for (std::size_t i = 0; i < fds.size(); ++i)
+      if (fds[i] && !drain(fds[i].get(), captures[i])) fds[i].reset();
+  }
+};
+
+// Every process whose parent is `parent` (zombies included), found through /proc: the kernel's own list of
+// children (/proc/PID/task/TID/children) is not built into every kernel.
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  std::unique_ptr<DIR, int (*)(DIR*)> proc(::opendir("/proc"), ::closedir);
+  while (const dirent* entry = proc ? ::readdir(proc.get()) : nullptr) {
+    const std::string_view name = entry->d_name;
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
+    const Fd stat(::open(fmt::format("/proc/{}/stat", name).c_str(), O_RDONLY | O_CLOEXEC));
+    if (!stat) continue;
+    std::array<char, 1024> buffer;
+    const ssize_t n = ::read(stat.get(), buffer.data(), buffer.size() - 1);
+    if (n <= 0) continue;
+    // "PID (COMMAND) STATE PPID ...": the command may hold spaces and parentheses, so look after the last ')'.
+    const std::string_view line(buffer.data(), static_cast<std::size_t>(n));
+    const auto paren = line.rfind(')');
+    if (paren == std::string_view::npos || paren + 4 >= line.size()) continue;
+    const long ppid = std::strtol(line.data() + paren + 4, nullptr, 10);
+    if (ppid == parent) children.push_back(static_cast<pid_t>(std::strtol(entry->d_name, nullptr, 10)));
+  }
+  return children;
+}
+
+// Reaps every child that has ended; true once the caller has no child left at all.
+bool reap_children() {
+  pid_t pid;
+  while ((pid = ::waitpid(-1, nullptr, WNOHANG)) > 0) {
+  }
+  return pid < 0 && errno == ECHILD;
+}
+
+// Kills and reaps every process descended from the caller, starting with `group` (the child's process group, whose
+// leader is still an unreaped zombie, so its number cannot have been reused). Those that left the group became the
+// caller's children when their parents died (the caller is a subreaper): each round kills every child left, and
+// with it the group it leads, until waitpid reports no child. Returns how many were left when it gave up.
+std::size_t kill_descendants(pid_t group) {
+  ::kill(-group, SIGKILL);
+  const auto give_up = Clock::now() + kCleanupLimit;
+  for (int round = 0; round < kCleanupRounds && Clock::now() < give_up; ++round) {
+    if (reap_children()) return 0;
+    // A child's number cannot be reused before it is reaped, and only this loop reaps: the kills hit no stranger.
+    for (pid_t pid : children_of(::getpid())) {
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (reap_children()) return 0;
+  return std::max<std::size_t>(1, children_of(::getpid()).size());
+}
+
+bool matches(std::string_view name, const std::vector<std::string>& patterns) {
+  return std::any_of(patterns.begin(), patterns.end(), [&](std::string_view p) {
+    return !p.empty() && p.back() == '*' ? name.starts_with(p.substr(0, p.size() - 1)) : name == p;
+  });
+}
+
+std::vector<std::string> child_environment(const ProcessOptions& options, const PrivateDir* dir) {
+  std::vector<std::string> entries;
+  const auto set = [&](std::string_view name, std::string_view value) {
+    std::erase_if(entries, [&](const std::string& e) { return e.starts_with(name) && e[name.size()] == '='; });
+    entries.push_back(fmt::format("{}={}", name, value));
+  };
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const auto name = entry.substr(0, entry.find('='));
+    if (!options.inherit_env || matches(name, *options.inherit_env)) entries.emplace_back(entry);
+  }
+  if (dir != nullptr) set("TMPDIR", dir->path().string());
+  for (const auto& [name, value] : options.env) set(name, value);
+  return entries;
+}
+
+// Everything the child needs, made before fork(): between fork and exec only async-signal-safe calls are safe.
+struct Launch {
+  std::vector<char*> argv, envp;
+  int stdin_fd, stdout_fd, stderr_fd, results_fd;  // results_fd < 0: none
+  int report_fd;                                   // write end of the exec pipe
+  const char* dir;                                 // nullptr: stay in the caller's directory
+  bool limited;
+  rlimit core, file_size, open_files;
+  int max_fd;  // for the fallback of close_range
+};
+
+// Which step failed in the child before exec, sent through the exec pipe with its errno.
+enum class Stage : int { kChdir, kLimits, kExec };
+
+[[noreturn]] void fail_in_child(const Launch& l, Stage stage) {
+  const int report[2] = {static_cast<int>(stage), errno};
+  [[maybe_unused]] const auto written = ::write(l.report_fd, report, sizeof report);
+  ::_exit(127);
+}
+
+[[noreturn]] void exec_child(const Launch& l) {
+  ::setpgid(0, 0);
+  ::dup2(l.stdin_fd, STDIN_FILENO);
+  ::dup2(l.stdout_fd, STDOUT_FILENO);
+  ::dup2(l.stderr_fd, STDERR_FILENO);
+  if (l.results_fd >= 0) ::dup2(l.results_fd, kResultsFd);
+  // Nothing else of the caller's crosses exec: its files, sockets and other children's pipes stay with it.
+  const unsigned first = l.results_fd >= 0 ? kResultsFd + 1 : kResultsFd;
+  if (::close_range(first, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
+    for (int fd = static_cast<int>(first); fd < l.max_fd; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  if (l.dir != nullptr && ::chdir(l.dir) != 0) fail_in_child(l, Stage::kChdir);
+  if (l.limited && (::setrlimit(RLIMIT_CORE, &l.core) != 0 || ::setrlimit(RLIMIT_FSIZE, &l.file_size) != 0 ||
+                    ::setrlimit(RLIMIT_NOFILE, &l.open_files) != 0))
+    fail_in_child(l, Stage::kLimits);
+  // A parent that ignores SIGPIPE or SIGXFSZ, or blocks signals, must not pass that on: a file over the size limit
+  // should end the writer with SIGXFSZ, which the grader reports, not with an error it may ignore.
+  ::signal(SIGPIPE, SIG_DFL);
+  ::signal(SIGXFSZ, SIG_DFL);
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::execvpe(l.argv[0], l.argv.data(), l.envp.data());
+  fail_in_child(l, Stage::kExec);
+}
+
+rlimit capped(int resource, std::uint64_t wanted) {
+  rlimit now{};
+  ::getrlimit(resource, &now);
+  // Above the hard limit setrlimit fails for an ordinary user: stay within it.
+  const rlim_t value = now.rlim_max == RLIM_INFINITY ? wanted : std::min<rlim_t>(wanted, now.rlim_max);
+  return {value, value};
+}
+
+// A started child: its process, the read ends of its pipes, its directory.
+struct Child {
+  pid_t pid = -1;
+  Clock::time_point start;
+  Streams streams;
+  std::optional<PrivateDir> dir;
+};
+
+std::optional<Child> spawn(const ProcessOptions& options, std::string& error) {
+  if (options.argv.empty()) {
+    error = "empty command";
+    return std::nullopt;
+  }
+  Child child;
+  if (options.private_dir_in) {
+    child.dir = PrivateDir::make_in(*options.private_dir_in, error);
+    if (!child.dir) return std::nullopt;
+  }
+  std::vector<std::string> env = child_environment(options, child.dir ? &*child.dir : nullptr);
+  auto out = make_pipe(error), err = make_pipe(error), report = make_pipe(error);
+  std::optional<Pipe> results = options.results_pipe ? make_pipe(error) : Pipe{};
+  Fd null_fd = high_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!out || !err || !report || !results) return std::nullopt;
+  if (!null_fd) {
+    error = fmt::format("/dev/null: {}", std::strerror(errno));
+    return std::nullopt;
+  }
+
+  Launch l{};
+  for (const auto& arg : options.argv) l.argv.push_back(const_cast<char*>(arg.c_str()));
+  l.argv.push_back(nullptr);
+  for (auto& entry : env) l.envp.push_back(entry.data());
+  l.envp.push_back(nullptr);
+  l.stdin_fd = null_fd.get();
+  l.stdout_fd = out->write.get();
+  l.stderr_fd = err->write.get();
+  l.results_fd = options.results_pipe ? results->write.get() : -1;
+  l.report_fd = report->write.get();
+  const std::string dir = child.dir ? child.dir->path().string() : "";
+  l.dir = child.dir ? dir.c_str() : nullptr;
+  l.limited = options.limits.has_value();
+  if (l.limited) {
+    l.core = {0, 0};
+    l.file_size = capped(RLIMIT_FSIZE, options.limits->file_bytes);
+    l.open_files = capped(RLIMIT_NOFILE, options.limits->open_files);
+  }
+  rlimit files{};
+  ::getrlimit(RLIMIT_NOFILE, &files);
+  l.max_fd = static_cast<int>(std::min<rlim_t>(files.rlim_cur, 1 << 20));
+
+  child.start = Clock::now();
+  child.pid = ::fork();
+  if (child.pid < 0) {
+    error = fmt::format("fork: {}", std::strerror(errno));
+    return std::nullopt;
+  }
+  if (child.pid == 0) exec_child(l);
+  // Also set here: whichever of parent and child runs first, the group exists before anyone signals it.
+  ::setpgid(child.pid, child.pid);
+  g_child_group = child.pid;
+  report->write.reset();  // closed by a successful exec in the child: then the read below sees end of file
+
+  int failure[2] = {0, 0};
+  ssize_t n;
+  do n = ::read(report->read.get(), failure, sizeof failure);
+  while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof failure)) {
+    ::waitpid(child.pid, nullptr, 0);
+    g_child_group = 0;
+    const char* what = failure[0] == static_cast<int>(Stage::kChdir)    ? "enter its directory"
+                       : failure[0] == static_cast<int>(Stage::kLimits) ? "set resource limits"
+                                                                        : "execute";
+    error = fmt::format("cannot {} {}: {}", what, options.argv[0], std::strerror(failure[1]));
+    return std::nullopt;
+  }
+  const std::size_t limit = options.capture_limit;
+  child.streams.fds = {std::move(out->read), std::move(err->read), std::move(results->read)};
+  child.streams.captures = {Capture{{}, limit}, Capture{{}, limit}, Capture{{}, limit}};
+  for (const Fd& fd : child.streams.fds)
+    if (fd) ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
+  return child;
+}
+
+// Watches the child until it ends (sending SIGTERM, then SIGKILL, at the time limit), kills everything it started,
+// then collects what it wrote.
+void supervise(Child& child, const ProcessOptions& options, ProcessResult& result) {
+  const bool limited = options.timeout_s > 0;
+  const auto deadline = child.start + seconds(limited ? options.timeout_s : 0);
+  const auto grace = seconds(options.kill_grace_s);
+  bool killed = false;
+  Clock::time_point term_sent{};
+  siginfo_t info{};
+  for (;;) {
+    const auto now = Clock::now();
+    // WNOWAIT leaves the child a zombie, which keeps its process-group id from being reused while we signal it.
+    if (::waitid(P_PID, static_cast<id_t>(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == child.pid)
+      break;
+    if (limited && !result.timed_out && now >= deadline) {
+      result.timed_out = true;
+      term_sent = now;
+      ::kill(-child.pid, SIGTERM);
+    }
+    if (result.timed_out && !killed && now >= term_sent + grace) {
+      killed = true;
+      ::kill(-child.pid, SIGKILL);
+    }
+    // Short waits: the child's exit is noticed by polling waitid, and open pipes usually mean it still runs.
+    if (child.streams.open()) child.streams.pump(50);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  result.wall_s = seconds_between(child.start, Clock::now());
+  if (info.si_code == CLD_EXITED) result.exit_code = info.si_status;
+  else result.signal = info.si_status;
+
+  // Nothing the child started may outlive it, nor write anything after this point.
+  result.survivors = kill_descendants(child.pid);
+  g_child_group = 0;
+  for (const auto stop = Clock::now() + kDrainLimit; child.streams.open() && Clock::now() < stop;)
+    child.streams.pump(10);
+
+  auto& [out, err, results] = child.streams.captures;
+  for (Capture* c : {&out, &err, &results}) c->trim();
+  result.out = std::move(out.data);
+  result.err = std::move(err.data);
+  result.results = std::move(results.data);
+  result.out_truncated = out.truncated;
+  result.err_truncated = err.truncated;
+  result.results_truncated = results.truncated;
+}
+
+// Done before the first child starts, once is enough but again is harmless. As a subreaper, the grader inherits
+// whatever its children orphan (a daemon, a setsid'd process) instead of init, and so can kill it. Non-dumpable, it
+// cannot be ptraced nor its /proc/PID/{mem,environ,fd} opened by a process of the same user: the child's code.
+void harden_self() {
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  ::prctl(PR_SET_DUMPABLE, 0);
 }
 
 }  // namespace
 
 ProcessResult run_process(const ProcessOptions& options) {
+  harden_self();
   ProcessResult result;
-  if (options.argv.empty()) {
-    result.error = "empty command";
-    return result;
-  }
-
-  // Everything the child needs is built before fork(): between fork and exec only async-signal-safe calls are safe.
-  std::vector<char*> argv;
-  for (const auto& arg : options.argv) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  std::vector<std::string> env_strings;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view entry(*e);
-    const auto name = entry.substr(0, entry.find('='));
-    const bool replaced = std::any_of(options.env.begin(), options.env.end(),
-                                      [&](const auto& kv) { return kv.first == name; });
-    if (!replaced) env_strings.emplace_back(entry);
-  }
-  for (const auto& [name, value] : options.env) env_strings.push_back(name + "=" + value);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-
-  int out_pipe[2], err_pipe[2], exec_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    result.error = fmt::format("pipe: {}", std::strerror(errno));
-    return result;
-  }
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    result.error = fmt::format("pipe: {}", std::strerror(errno));
-    ::close(out_pipe[0]), ::close(out_pipe[1]);
-    return result;
-  }
-  // Closed by a successful exec (O_CLOEXEC); carries errno when exec fails, so "cannot start" is told from "exit 127".
-  if (::pipe2(exec_pipe, O_CLOEXEC) != 0) {
-    result.error = fmt::format("pipe: {}", std::strerror(errno));
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
-    return result;
-  }
-
-  const auto start = Clock::now();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    result.error = fmt::format("fork: {}", std::strerror(errno));
-    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], exec_pipe[0], exec_pipe[1]}) ::close(fd);
-    return result;
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    const int null_fd = ::open("/dev/null", O_RDONLY);
-    if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
-    ::dup2(out_pipe[1], STDOUT_FILENO);
-    ::dup2(err_pipe[1], STDERR_FILENO);
-    // A parent that ignores SIGPIPE or blocks signals must not pass that on to the lab.
-    ::signal(SIGPIPE, SIG_DFL);
-    sigset_t none;
-    ::sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::execvpe(argv[0], argv.data(), envp.data());
-    const int error = errno;
-    [[maybe_unused]] const auto written = ::write(exec_pipe[1], &error, sizeof error);
-    ::_exit(127);
-  }
-  // Also set here: whichever of parent and child runs first, the group exists before anyone signals it.
-  ::setpgid(pid, pid);
-  g_child_group = pid;
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  ::close(exec_pipe[1]);
-
-  int exec_error = 0;
-  ssize_t n;
-  do n = ::read(exec_pipe[0], &exec_error, sizeof exec_error);
-  while (n < 0 && errno == EINTR);
-  ::close(exec_pipe[0]);
-  if (n == static_cast<ssize_t>(sizeof exec_error)) {
-    ::waitpid(pid, nullptr, 0);
-    g_child_group = 0;
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    result.error = fmt::format("cannot execute {}: {}", options.argv[0], std::strerror(exec_error));
-    return result;
-  }
+  auto child = spawn(options, result.error);
+  if (!child) return result;
   result.started = true;
-
-  int fds[2] = {out_pipe[0], err_pipe[0]};
-  Capture captures[2] = {{{}, options.capture_limit}, {{}, options.capture_limit}};
-  for (int fd : fds) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-
-  const bool limited = options.timeout_s > 0;
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(limited ? options.timeout_s : 0));
-  const auto grace = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.kill_grace_s));
-  bool exited = false, killed = false;
-  Clock::time_point exit_seen{}, term_sent{};
-
-  for (;;) {
-    const auto now = Clock::now();
-    if (!exited) {
-      // WNOWAIT leaves the child a zombie, which keeps its process-group id from being reused while we signal it.
-      siginfo_t info{};
-      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
-        exited = true;
-        exit_seen = now;
-        ::kill(-pid, SIGKILL);  // whatever the child left behind in its group
-      }
-    }
-    if (exited && fds[0] < 0 && fds[1] < 0) break;
-    // A writer that left the group (setsid) could hold a pipe open forever: stop waiting for its end of file.
-    if (exited && now - exit_seen > std::chrono::seconds(1)) break;
-    if (!exited && limited && !result.timed_out && now >= deadline) {
-      result.timed_out = true;
-      term_sent = now;
-      ::kill(-pid, SIGTERM);
-    }
-    if (!exited && result.timed_out && !killed && now >= term_sent + grace) {
-      killed = true;
-      ::kill(-pid, SIGKILL);
-    }
-
-    pollfd polled[2];
-    nfds_t count = 0;
-    for (int fd : fds)
-      if (fd >= 0) polled[count++] = {fd, POLLIN, 0};
-    // Short waits: the child's exit is noticed by polling waitid, and open pipes usually mean it still runs.
-    const int wait_ms = count == 0 ? 5 : 50;
-    if (::poll(polled, count, wait_ms) < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i] < 0) continue;
-      if (!drain(fds[i], captures[i])) close_fd(fds[i]);
-    }
-  }
-  for (int& fd : fds) close_fd(fd);
-
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  g_child_group = 0;
-  result.wall_s = seconds_between(start, Clock::now());
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  captures[0].trim();
-  captures[1].trim();
-  result.out = std::move(captures[0].data);
-  result.err = std::move(captures[1].data);
-  result.out_truncated = captures[0].truncated;
-  result.err_truncated = captures[1].truncated;
-  return result;
+  supervise(*child, options, result);
+  return result;  // `child` goes here, and its directory with it: nothing that could write there is alive
 }
 
 void kill_child_on_interrupt() {

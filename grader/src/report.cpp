@@ -64,7 +64,11 @@ json to_json(const ExerciseResult& x) {
             {"perf_fraction", x.score.perf_fraction},
             {"tests_passed", x.tests_passed},
             {"tests_total", x.tests_total},
-            {"wall_s", x.wall_s}};
+            {"wall_s", x.wall_s},
+            // What the runs were asked for, so that the grade can be reproduced: --seeds and --timed-seed.
+            {"seeds", x.seeds},
+            {"timed_seed", or_null(x.timed_seed)},
+            {"timed_shape", x.timed_shape.empty() ? json(nullptr) : json(x.timed_shape)}};
   const auto& t = x.timing;
   const auto runner = [&](auto field) -> json {
     if (!t) return {{"student", nullptr}, {"reference", nullptr}, {"baseline", nullptr}, {"ceiling", nullptr}};

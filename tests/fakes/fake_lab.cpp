@@ -1,32 +1,53 @@
 // fake_lab: a lab binary without a GPU, speaking docs/protocol.md, so CI can test the grader end to end.
 //
 // Built as `fakebin/lab1`; its manifest is tests/fakes/labs/01_fake/manifest.json. Two exercises: `copy` (GB/s) and
-// `gemm` (GFLOP/s); implementations baseline, reference and student. It misbehaves on demand:
+// `gemm` (GFLOP/s); implementations baseline, reference and student. It writes its results to the `--results` path it
+// is given (the grader gives /dev/fd/3), runs the `--seeds` it is given (default 1,2) and echoes `time --seed` as
+// "seed". It misbehaves on demand:
 //
 //   FAKE_LAB_MODE       comma-separated `mode` or `mode:exercise` items (default good). Modes: good, wrong,
 //                       hang_check, hang_time, segfault, abort, garbage, exit_early, cuda_error, no_gpu, missing,
-//                       slow_student, wrong_after_timing. Misbehaviour hits only impl `student` (the reference stays
-//                       right, as in a real lab), except no_gpu, which hits everything.
+//                       slow_student, wrong_after_timing, and attacks on the grader:
+//                         setsid_forger   check fails one case honestly, and leaves a setsid'd grandchild that
+//                                         writes its pid to FAKE_LAB_MARKER.pid, sleeps 1.5 s, then creates
+//                                         FAKE_LAB_MARKER and writes passing results to the results path
+//                         forge_file      check fails one case honestly, then writes passing results where the
+//                                         grader once read them: FAKE_LAB_FORGE_DIR/EX.check.jsonl and ./
+//                         ignore_seeds    check runs seeds 1,2 whatever --seeds says
+//                         plan_mismatch   check plans and passes one case
+//                         time_wrong_seed, time_wrong_exercise   time reports another seed or exercise
+//                         spy             writes what it sees (environment, cwd, limits, open fds) to
+//                                         FAKE_LAB_SPY_FILE as JSON, then behaves
+//                         huge_file       check first writes a byte at 1 GiB into ./huge (sparse: no disk used)
+//                         fork_chain      check becomes a chain of setsid'd processes, each forking the next and
+//                                         exiting at once, for 10 s; each writes its pid to FAKE_LAB_PID_FILE
+//                       Misbehaviour hits only impl `student` (the reference stays right, as in a real lab), except
+//                       no_gpu, which hits everything.
 //   FAKE_LAB_EXERCISE   limits items without `:exercise` to that exercise.
 //   FAKE_LAB_STUDENT_MS comma-separated student medians (ms); with FAKE_LAB_COUNTER_FILE set, the n-th `time` run of
 //                       the student takes the n-th value (cycling), so repeats can differ on purpose.
 //
-//   FAKE_LAB_PID_FILE   where a hanging fake writes its pid (tests check that it was killed).
+//   FAKE_LAB_PID_FILE   where a hanging fake (and each process of fork_chain) writes its pid: tests check that it
+//                       was killed.
 //
 // Timings (ms): copy reference 1.0, baseline 10.0, ceiling 0.9; gemm reference 2.0, baseline 40.0, ceiling 1.6.
 // A good student runs at 1.02x the reference (full marks); slow_student runs at the baseline's time.
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -99,6 +120,89 @@ bool no_gpu() {
 
 void write_line(std::ofstream& out, const json& j) { out << j.dump() << "\n" << std::flush; }
 
+// A results stream in which every case passed.
+void write_passing(const std::string& path, const Exercise& ex, const std::string& impl,
+                   const std::vector<std::string>& seeds) {
+  std::ofstream out(path, std::ios::trunc);
+  write_line(out, {{"plan", {{"exercise", ex.name}, {"impl", impl}, {"cases", ex.shapes.size() * seeds.size()}}}});
+  for (const auto& shape : ex.shapes)
+    for (const auto& seed : seeds)
+      write_line(out, {{"exercise", ex.name}, {"shape", shape}, {"seed", std::stoull(seed)}, {"ok", true}});
+}
+
+// A grandchild in a session of its own, outside the lab's process group, that rewrites the results once the lab has
+// exited and the grader has (without its defences) moved on.
+void leave_forger(const std::string& results, const Exercise& ex, const std::string& impl,
+                  const std::vector<std::string>& seeds) {
+  int ready[2];  // the lab exits once the forger has written its pid, so that the test can look for it
+  if (pipe(ready) != 0) return;
+  if (fork() != 0) {
+    close(ready[1]);
+    char byte;
+    [[maybe_unused]] const auto n = read(ready[0], &byte, 1);  // end of file: the forger is ready
+    close(ready[0]);
+    return;
+  }
+  close(ready[0]);
+  setsid();
+  const std::string marker = env("FAKE_LAB_MARKER");
+  if (!marker.empty()) std::ofstream(marker + ".pid") << getpid();
+  close(ready[1]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  // The marker first: with the results on a pipe whose reader is gone, the write below ends in SIGPIPE.
+  if (!marker.empty()) std::ofstream(marker) << "forged\n";
+  write_passing(results, ex, impl, seeds);
+  std::_Exit(0);
+}
+
+// Each process forks the next and exits at once, in a new session: killing by pid always lags one behind.
+// The lab itself exits 0.2 s later, once the chain has left its process group.
+[[noreturn]] void fork_chain() {
+  const std::string file = env("FAKE_LAB_PID_FILE");
+  const int pid_fd = file.empty() ? -1 : open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fork() != 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::_Exit(0);
+  }
+  for (const auto stop = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+       std::chrono::steady_clock::now() < stop;) {
+    setsid();
+    char text[16];  // fixed width, so the last pid written is the whole file
+    const int n = std::snprintf(text, sizeof text, "%-15d", static_cast<int>(getpid()));
+    if (pid_fd >= 0 && pwrite(pid_fd, text, static_cast<std::size_t>(n), 0) < 0) std::_Exit(1);
+    if (fork() != 0) std::_Exit(0);
+  }
+  std::_Exit(0);
+}
+
+// What the lab sees of the grader: its environment, directory, limits and open file descriptors.
+void spy() {
+  json seen = {{"env", json::object()}, {"fds", json::object()}};
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const auto eq = entry.find('=');
+    seen["env"][entry.substr(0, eq)] = entry.substr(eq + 1);
+  }
+  seen["cwd"] = std::filesystem::current_path().string();
+  for (auto [name, resource] : {std::pair{"core", RLIMIT_CORE}, {"fsize", RLIMIT_FSIZE}, {"nofile", RLIMIT_NOFILE}}) {
+    rlimit limit{};
+    getrlimit(resource, &limit);
+    seen["limits"][name] = limit.rlim_cur == RLIM_INFINITY ? json(nullptr) : json(limit.rlim_cur);
+  }
+  std::error_code error;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd", error))
+    seen["fds"][fd.path().filename().string()] = std::filesystem::read_symlink(fd.path(), error).string();
+  std::ofstream(env("FAKE_LAB_SPY_FILE")) << seen.dump() << "\n";
+}
+
+// One byte at 1 GiB: a sparse file that uses no disk, but is over a 1 GiB size limit.
+void write_huge_file() {
+  const int fd = open("huge", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0 || pwrite(fd, "x", 1, off_t{1} << 30) != 1) std::cerr << "huge_file: could not write\n";
+  if (fd >= 0) close(fd);
+  std::filesystem::remove("huge");
+}
+
 int run_check(const Exercise& ex, const std::string& impl, const std::string& results, const std::string& seeds_text) {
   const std::string mode = impl == "student" ? mode_for(ex.name) : "good";
   if (mode == "exit_early") return 0;
@@ -106,38 +210,52 @@ int run_check(const Exercise& ex, const std::string& impl, const std::string& re
     std::cerr << "implementation '" << impl << "' has no launcher for exercise '" << ex.name << "'\n";
     return 113;
   }
-  std::ofstream out(results, std::ios::trunc);
-  if (mode == "garbage") {
-    out << "Segmentation fault? no: just garbage\n{\"plan\": {\"cases\": \n";
-    return 0;
-  }
-  const auto seeds = split(seeds_text.empty() ? "1,2" : seeds_text, ',');
-  const int cases = static_cast<int>(ex.shapes.size() * seeds.size());
-  write_line(out, {{"plan", {{"exercise", ex.name}, {"impl", impl}, {"cases", cases}}}});
-  std::cout << "Randomness seeded to: 1\n";
-  int index = 0, failed = 0;
-  for (const auto& shape : ex.shapes) {
-    for (const auto& seed : seeds) {
-      if (mode == "hang_check" && index == 1) hang();
-      if (mode == "segfault" && index == cases / 2) die_by(SIGSEGV);
-      if (mode == "abort" && index == 1) {
-        std::cerr << "terminate called after throwing an instance of 'std::bad_alloc'\n";
-        die_by(SIGABRT);
-      }
-      if (mode == "cuda_error" && index == 2) {
-        std::cerr << "CUDA error: an illegal memory access was encountered (cudaErrorIllegalAddress) at "
-                  << ex.name << ".cu:42\n";
-        return 110;
-      }
-      const bool ok = !(mode == "wrong" && index == 1);
-      failed += ok ? 0 : 1;
-      write_line(out, {{"exercise", ex.name}, {"shape", shape}, {"seed", std::stoi(seed)}, {"ok", ok},
-                       {"message", ok ? "" : "3 of 1000 elements differ; first at [999]: got nan, expected 0.25"}});
-      ++index;
+  if (mode == "fork_chain") fork_chain();
+  if (mode == "huge_file") write_huge_file();
+  if (mode == "spy") spy();
+  auto seeds = split(seeds_text.empty() || mode == "ignore_seeds" ? "1,2" : seeds_text, ',');
+  const bool honest_then_forged = mode == "setsid_forger" || mode == "forge_file";
+  {
+    std::ofstream out(results, std::ios::trunc);
+    if (mode == "garbage") {
+      out << "Segmentation fault? no: just garbage\n{\"plan\": {\"cases\": \n";
+      return 0;
     }
+    const int cases = mode == "plan_mismatch" ? 1 : static_cast<int>(ex.shapes.size() * seeds.size());
+    write_line(out, {{"plan", {{"exercise", ex.name}, {"impl", impl}, {"cases", cases}}}});
+    std::cout << "Randomness seeded to: 1\n";
+    int index = 0, failed = 0;
+    for (const auto& shape : ex.shapes) {
+      for (const auto& seed : seeds) {
+        if (index == cases) break;
+        if (mode == "hang_check" && index == 1) hang();
+        if (mode == "segfault" && index == cases / 2) die_by(SIGSEGV);
+        if (mode == "abort" && index == 1) {
+          std::cerr << "terminate called after throwing an instance of 'std::bad_alloc'\n";
+          die_by(SIGABRT);
+        }
+        if (mode == "cuda_error" && index == 2) {
+          std::cerr << "CUDA error: an illegal memory access was encountered (cudaErrorIllegalAddress) at "
+                    << ex.name << ".cu:42\n";
+          return 110;
+        }
+        const bool ok = !((mode == "wrong" || honest_then_forged) && index == 1);
+        failed += ok ? 0 : 1;
+        write_line(out, {{"exercise", ex.name}, {"shape", shape}, {"seed", std::stoull(seed)}, {"ok", ok},
+                         {"message", ok ? "" : "3 of 1000 elements differ; first at [999]: got nan, expected 0.25"}});
+        ++index;
+      }
+    }
+    std::cout << (failed == 0 ? "All tests passed\n" : "test cases failed\n");
+    if (!honest_then_forged) return failed == 0 ? 0 : 112;
   }
-  std::cout << (failed == 0 ? "All tests passed\n" : "test cases failed\n");
-  return failed == 0 ? 0 : 112;
+  if (mode == "setsid_forger") leave_forger(results, ex, impl, seeds);
+  if (mode == "forge_file") {
+    if (const std::string dir = env("FAKE_LAB_FORGE_DIR"); !dir.empty())
+      write_passing(dir + "/" + ex.name + ".check.jsonl", ex, impl, seeds);
+    write_passing(std::string(ex.name) + ".check.jsonl", ex, impl, seeds);
+  }
+  return 112;
 }
 
 // The student's median for this run: FAKE_LAB_STUDENT_MS, indexed by a counter file when one is given.
@@ -158,13 +276,16 @@ json runner(double ms, double work) {
           {"noise_pct", 0.3}, {"samples", 12},       {"rate", work / (ms * 1e-3) / 1e9}};
 }
 
-int run_time(const Exercise& ex, const std::string& impl, const std::string& results) {
+int run_time(const Exercise& ex, const std::string& impl, const std::string& results, const std::string& seed) {
   const std::string mode = impl == "student" ? mode_for(ex.name) : "good";
   if (mode == "hang_time") hang();
   if (mode == "missing") return 113;
   std::ofstream out(results, std::ios::trunc);
-  json j = {{"exercise", ex.name}, {"impl", impl}, {"shape", ex.shapes.back()}, {"unit", ex.unit},
+  const std::string reported = mode == "time_wrong_exercise" ? (ex.name == std::string("copy") ? "gemm" : "copy")
+                                                             : ex.name;
+  json j = {{"exercise", reported}, {"impl", impl}, {"shape", ex.shapes.back()}, {"unit", ex.unit},
             {"work", {{"bytes", ex.work}, {"flops", ex.work}}}};
+  if (!seed.empty()) j["seed"] = std::stoull(seed) + (mode == "time_wrong_seed" ? 1 : 0);  // echoes `--seed`
   if (mode == "wrong_after_timing") {
     j["correct"] = false;
     j["message"] = "output became wrong after the timed runs (first at [17]: got 0, expected 1.5)";
@@ -192,7 +313,8 @@ int run_time(const Exercise& ex, const std::string& impl, const std::string& res
 }
 
 int usage(const std::string& why) {
-  std::cerr << "fake_lab: " << why << "\nusage: lab1 info | list | check|time --impl I --exercise E --results F\n";
+  std::cerr << "fake_lab: " << why
+            << "\nusage: lab1 info | list | check|time --impl I --exercise E --results F [--seeds S,S] [--seed S]\n";
   return 2;
 }
 
@@ -201,7 +323,7 @@ int usage(const std::string& why) {
 int main(int argc, char** argv) {
   if (argc < 2) return usage("missing command");
   const std::string command = argv[1];
-  std::string impl, exercise, results, seeds;
+  std::string impl, exercise, results, seeds, seed;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (i + 1 >= argc) return usage("option " + arg + " needs a value");
@@ -209,6 +331,7 @@ int main(int argc, char** argv) {
     else if (arg == "--exercise") exercise = argv[++i];
     else if (arg == "--results") results = argv[++i];
     else if (arg == "--seeds") seeds = argv[++i];
+    else if (arg == "--seed") seed = argv[++i];
     else return usage("unknown option " + arg);
   }
   if (command == "list") {
@@ -241,5 +364,5 @@ int main(int argc, char** argv) {
     std::cerr << "unknown exercise or implementation: " << exercise << " / " << impl << "\n";
     return 113;
   }
-  return command == "check" ? run_check(*ex, impl, results, seeds) : run_time(*ex, impl, results);
+  return command == "check" ? run_check(*ex, impl, results, seeds) : run_time(*ex, impl, results, seed);
 }

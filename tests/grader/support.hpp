@@ -2,6 +2,8 @@
 // Shared helpers of the grader tests: temporary folders and running the real `grade` against the fake lab.
 
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -48,6 +50,15 @@ inline void write_text(const fs::path& file, const std::string& text) {
   std::ofstream(file, std::ios::binary) << text;
 }
 
+/// True if `pid` runs now (exists and is not a zombie): no waiting, for what must already be dead.
+inline bool alive_now(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!stat || !std::getline(stat, line)) return false;
+  const auto state = line.substr(line.rfind(')') + 2, 1);
+  return state != "Z" && state != "X";
+}
+
 /// True once `pid` is gone or a zombie (an orphan's reaping is up to init, which a test cannot wait for).
 inline bool dead(int pid) {
   for (int i = 0; i < 100; ++i) {
@@ -61,6 +72,24 @@ inline bool dead(int pid) {
   return false;
 }
 
+/// The processes whose parent is this one, zombies included.
+inline std::vector<int> children_of_this_process() {
+  std::vector<int> children;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const auto name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    std::string state;
+    int ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == ::getpid()) children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
 /// The pid a child wrote to `file`, waiting up to a second for it; 0 if none.
 inline int read_pid(const fs::path& file) {
   int pid = 0;
@@ -70,6 +99,21 @@ inline int read_pid(const fs::path& file) {
   }
   return pid;
 }
+
+/// Raises this process's soft core-file limit for its lifetime (as far as the hard limit allows), so that a child
+/// reporting a core limit of 0 shows the grader's doing, not the machine's default.
+struct CoreFilesAllowed {
+  rlimit saved{};
+  CoreFilesAllowed() {
+    ::getrlimit(RLIMIT_CORE, &saved);
+    rlimit raised = saved;
+    raised.rlim_cur = saved.rlim_max == RLIM_INFINITY ? rlim_t{1} << 30 : saved.rlim_max;
+    ::setrlimit(RLIMIT_CORE, &raised);
+  }
+  ~CoreFilesAllowed() { ::setrlimit(RLIMIT_CORE, &saved); }
+  CoreFilesAllowed(const CoreFilesAllowed&) = delete;
+  CoreFilesAllowed& operator=(const CoreFilesAllowed&) = delete;
+};
 
 /// What one run of `grade` did, and the results file it wrote (null if none).
 struct GradeRun {
@@ -96,11 +140,12 @@ inline GradeRun run_grade(const TempDir& dir, std::vector<std::string> args, Env
   options.argv.insert(options.argv.end(), args.begin(), args.end());
   // Unset unless the test sets it: the fake must not see the mode of a test that ran before.
   for (const char* name : {"FAKE_LAB_MODE", "FAKE_LAB_EXERCISE", "FAKE_LAB_STUDENT_MS", "FAKE_LAB_COUNTER_FILE",
-                           "FAKE_LAB_PID_FILE"})
+                           "FAKE_LAB_PID_FILE", "FAKE_LAB_MARKER", "FAKE_LAB_FORGE_DIR", "FAKE_LAB_SPY_FILE"})
     options.env.emplace_back(name, "");
   for (auto& [name, value] : env) {
-    for (auto& kv : options.env)
-      if (kv.first == name) kv.second = value;
+    const auto known = std::find_if(options.env.begin(), options.env.end(), [&](auto& kv) { return kv.first == name; });
+    if (known != options.env.end()) known->second = value;
+    else options.env.emplace_back(name, value);
   }
   options.timeout_s = 90;
   GradeRun run{grader::run_process(options), nullptr};

@@ -58,8 +58,8 @@ TEST_CASE("grading a well-behaved lab gives full marks and complete results", "[
 
   const auto copy = exercise(j, "copy");
   CHECK(copy["status"] == "ok");
-  CHECK(copy["tests_passed"] == 6);
-  CHECK(copy["tests_total"] == 6);
+  CHECK(copy["tests_passed"] == 9);  // 3 shapes at 3 fresh seeds
+  CHECK(copy["tests_total"] == 9);
   CHECK(number(copy["score"]) == 10.0);
   CHECK(number(copy["perf_fraction"]) == 1.0);
   CHECK(copy["unit"] == "GB/s");
@@ -73,7 +73,7 @@ TEST_CASE("grading a well-behaved lab gives full marks and complete results", "[
   CHECK_THAT(number(copy["percent_of_ceiling"]), WithinAbs(90 / 1.02, 1e-9));
   const auto gemm = exercise(j, "gemm");
   CHECK(gemm["status"] == "ok");
-  CHECK(gemm["tests_total"] == 4);
+  CHECK(gemm["tests_total"] == 6);
   CHECK(gemm["unit"] == "GFLOP/s");
 }
 
@@ -92,7 +92,7 @@ TEST_CASE("every failure mode of a lab is reported with its status and a score",
       {"segfault", "crash", 3, 6, 2.0, "check crashed: killed by SIGSEGV (3 of 6 tests passed)"},
       {"abort", "crash", 1, 6, 4.0 / 6, "killed by SIGABRT (1 of 6 tests passed); last stderr: terminate called"},
       {"garbage", "bad-output", 0, 0, 0.0, "check results unreadable: line 1 is not a JSON object"},
-      {"exit_early", "bad-output", 0, 0, 0.0, "check exited 0 but wrote no results file"},
+      {"exit_early", "bad-output", 0, 0, 0.0, "check exited 0 but sent no results (nothing came through /dev/fd/3)"},
       {"cuda_error", "cuda-error", 2, 6, 4.0 * 2 / 6,
        "check stopped by a CUDA error (2 of 6 tests passed): CUDA error: an illegal memory access was encountered "
        "(cudaErrorIllegalAddress) at copy.cu:42"},
@@ -103,7 +103,7 @@ TEST_CASE("every failure mode of a lab is reported with its status and a score",
   }));
   CAPTURE(c.mode);
   const TempDir dir;
-  const auto run = run_grade(dir, {"lab1", "--check-timeout", "2", "--time-timeout", "2"},
+  const auto run = run_grade(dir, {"lab1", "--check-timeout", "2", "--time-timeout", "2", "--seeds", "1,2"},
                              {{"FAKE_LAB_MODE", c.mode}, {"FAKE_LAB_EXERCISE", "copy"}});
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.process.signal == 0);
@@ -152,6 +152,7 @@ TEST_CASE("seeds and timeouts from the command line reach the lab", "[grader][e2
   REQUIRE(run.process.exit_code == 0);
   CHECK(exercise(run.results, "copy")["tests_total"] == 9);
   CHECK(exercise(run.results, "gemm")["tests_total"] == 6);
+  CHECK(exercise(run.results, "copy")["seeds"] == nlohmann::json({1, 2, 3}));
   CHECK(run.results["grader"]["check_timeout_s"] == 7.0);
   CHECK(run.results["grader"]["time_timeout_s"] == 9.0);
   CHECK(run.results["runs"][0]["labs"][0]["time_timeout_s"] == 9.0);
@@ -257,7 +258,8 @@ TEST_CASE("the --help option exits 0 and documents every option and exit code", 
   const auto run = run_grade(dir, {"--help"}, {}, true);
   CAPTURE(run.process.out);
   CHECK(run.process.exit_code == 0);
-  for (const char* text : {"LAB", "--impl", "--self-check", "--repeat", "--seeds", "--exercise", "--check-timeout",
+  for (const char* text : {"LAB", "--impl", "--self-check", "--repeat", "--seeds", "--timed-seed", "--exercise",
+                           "--check-timeout",
                            "--time-timeout", "--labs-dir", "--bin-dir", "--work-dir", "--output", "--commit", "--list",
                            "Examples:", "grade lab1", "Exit codes:", "3  no CUDA GPU", "4  --self-check",
                            "5  nothing gradable"}) {
@@ -271,7 +273,9 @@ TEST_CASE("bad command lines exit 1 with a message", "[grader][e2e][cli]") {
                              std::vector<std::string>{"lab1", "--repeat", "x"},
                              std::vector<std::string>{"lab1", "--check-timeout", "-1"},
                              std::vector<std::string>{"lab1", "--self-check", "--impl", "reference"},
-                             std::vector<std::string>{}, std::vector<std::string>{"lab1", "--exercise", "nope"});
+                             std::vector<std::string>{}, std::vector<std::string>{"lab1", "--exercise", "nope"},
+                             std::vector<std::string>{"lab1", "--seeds", "1,x"},
+                             std::vector<std::string>{"lab1", "--timed-seed", "-3"});
   CAPTURE(args);
   const TempDir dir;
   const auto run = run_grade(dir, args);
@@ -288,10 +292,10 @@ TEST_CASE("self-check passes when the reference earns full marks and the stubs b
   REQUIRE(run.process.exit_code == 0);
   CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1 copy (reference, full marks): PASS"));
   CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1 gemm (reference, full marks): PASS"));
-  CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1 copy (student, stub slow): PASS passes 6/6 tests, "
+  CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1 copy (student, stub slow): PASS passes 9/9 tests, "
                                                 "earns 0.00 of 6 performance points (limit 0.6)"));
   CHECK_THAT(run.process.out,
-             ContainsSubstring("self-check lab1 gemm (student, stub incorrect): PASS fails 1 of 4 tests as intended"));
+             ContainsSubstring("self-check lab1 gemm (student, stub incorrect): PASS fails 1 of 6 tests as intended"));
   CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1: PASS (4 of 4 expectations met)"));
   const auto& j = run.results;
   REQUIRE(j["runs"].size() == 2);
@@ -309,7 +313,7 @@ TEST_CASE("self-check exits 4 when a stub does not behave as its manifest says",
   };
   const auto c = GENERATE(values<Case>({
       {"wrong:gemm", "self-check lab1 copy (student, stub slow): FAIL stub too fast: earns 6.00 of 6 performance points"},
-      {"slow_student", "self-check lab1 gemm (student, stub incorrect): FAIL must fail at least one test: 4/4 tests"},
+      {"slow_student", "self-check lab1 gemm (student, stub incorrect): FAIL must fail at least one test: 6/6 tests"},
   }));
   CAPTURE(c.mode);
   const TempDir dir;

@@ -1,13 +1,33 @@
-// Reading what a lab binary wrote: check results (JSON lines) and time results (one JSON object).
+// Reading what a lab binary wrote: check results (JSON lines) and time results (one JSON object), and rejecting what
+// contradicts what the grader asked for.
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <fmt/format.h>
+
 #include "grader/lab_run.hpp"
 
 using Catch::Matchers::ContainsSubstring;
+using grader::CheckPlan;
+using grader::contradiction;
 using grader::parse_check_results;
+using grader::parse_seeds;
 using grader::parse_time_results;
+using grader::TimePlan;
+
+namespace {
+
+// Check results of `cases` (shape, seed) pairs, all passing, after a plan of `planned` cases for `impl`.
+std::string check_lines(int planned, const std::vector<std::pair<const char*, int>>& cases,
+                        const char* impl = "student") {
+  std::string text = fmt::format(R"({{"plan": {{"exercise": "scale", "impl": "{}", "cases": {}}}}})", impl, planned);
+  for (const auto& [shape, seed] : cases)
+    text += fmt::format("\n{{\"exercise\": \"scale\", \"shape\": \"{}\", \"seed\": {}, \"ok\": true}}", shape, seed);
+  return text + "\n";
+}
+
+}  // namespace
 
 TEST_CASE("check results count the plan, the cases and the passes", "[grader][lab_files]") {
   const auto f = parse_check_results(
@@ -28,7 +48,8 @@ TEST_CASE("check results count the plan, the cases and the passes", "[grader][la
 
 TEST_CASE("a check line cut off by a dying process is ignored", "[grader][lab_files]") {
   const auto f = parse_check_results(
-      "{\"plan\": {\"exercise\": \"scale\", \"cases\": 3}}\n{\"exercise\": \"scale\", \"ok\": true}\n{\"exerc", "scale");
+      "{\"plan\": {\"exercise\": \"scale\", \"cases\": 3}}\n{\"shape\": \"1\", \"seed\": 1, \"ok\": true}\n{\"exerc",
+      "scale");
   CHECK(f.error.empty());
   CHECK(f.total == 3);
   CHECK(f.passed == 1);
@@ -43,7 +64,11 @@ TEST_CASE("unusable check results say what is wrong", "[grader][lab_files]") {
              ContainsSubstring("plan without a valid 'cases' count"));
   CHECK_THAT(parse_check_results("{\"plan\": {\"cases\": 1}}\n{\"ok\": \"yes\"}\n", "a").error,
              ContainsSubstring("line 2: result without a true/false 'ok'"));
-  const auto no_plan = parse_check_results("{\"ok\": true}\n", "a");
+  CHECK_THAT(parse_check_results("{\"ok\": true, \"shape\": \"1\", \"seed\": -1}\n", "a").error,
+             ContainsSubstring("line 1: result without a shape and a non-negative integer seed"));
+  CHECK_THAT(parse_check_results("{\"ok\": true, \"seed\": 1}\n", "a").error,
+             ContainsSubstring("line 1: result without a shape and a non-negative integer seed"));
+  const auto no_plan = parse_check_results("{\"ok\": true, \"shape\": \"1\", \"seed\": 1}\n", "a");
   CHECK(no_plan.error.empty());
   CHECK_FALSE(no_plan.has_plan);
   CHECK(no_plan.total == 0);
@@ -88,4 +113,61 @@ TEST_CASE("incomplete or unusable time results say what is wrong", "[grader][lab
   CHECK_THAT(parse_time_results("{\"correct\": \"yes\"}").error, ContainsSubstring("'correct' is not true or false"));
   CHECK_THAT(parse_time_results("not json").error, ContainsSubstring("not a JSON object"));
   CHECK_FALSE(parse_time_results("{}").correct.has_value());
+}
+
+TEST_CASE("seeds are parsed from a comma-separated list, duplicates dropped", "[grader][lab_files]") {
+  CHECK(parse_seeds("11,22, 33") == std::vector<std::uint64_t>{11, 22, 33});
+  CHECK(parse_seeds("5,5,6") == std::vector<std::uint64_t>{5, 6});
+  CHECK(parse_seeds("18446744073709551615") == std::vector<std::uint64_t>{18446744073709551615u});
+  for (const char* bad : {"", "1,,2", "x", "-1", "1.5", "18446744073709551616"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_seeds(bad), std::invalid_argument);
+  }
+}
+
+TEST_CASE("check results that contradict the plan are rejected with the reason", "[grader][lab_files]") {
+  const CheckPlan plan{"scale", "student", {7, 8}};
+  const auto why = [&](const std::string& text, bool finished = true) {
+    const auto f = parse_check_results(text, "scale");
+    REQUIRE(f.error.empty());
+    return contradiction(f, plan, finished);
+  };
+  // Two shapes at both seeds: what was asked for.
+  CHECK(why(check_lines(4, {{"1", 7}, {"1", 8}, {"2", 7}, {"2", 8}})).empty());
+  CHECK(why(check_lines(4, {{"1", 7}}), false).empty());  // a run that died early
+
+  CHECK_THAT(why(check_lines(4, {{"1", 7}, {"1", 8}, {"2", 7}, {"2", 8}}, "reference")),
+             ContainsSubstring("the plan is for implementation 'reference', not 'student'"));
+  CHECK_THAT(why(check_lines(2, {{"1", 7}, {"1", 8}}) + check_lines(2, {{"2", 7}, {"2", 8}})),
+             ContainsSubstring("2 plan lines for one exercise"));
+  CHECK_THAT(why(check_lines(1, {{"1", 7}})),
+             ContainsSubstring("a plan of 1 cases cannot be every shape at each of the 2 seeds asked for (7,8)"));
+  CHECK_THAT(why(check_lines(4, {{"1", 1}, {"1", 2}, {"2", 1}, {"2", 2}})),
+             ContainsSubstring("a result at seed 1, which was not asked for (seeds 7,8)"));
+  CHECK_THAT(why(check_lines(4, {{"1", 7}, {"1", 7}}), false),
+             ContainsSubstring("two results for shape 1 at the same seed"));
+  CHECK_THAT(why(check_lines(4, {{"1", 7}, {"2", 7}, {"3", 7}, {"4", 7}})),
+             ContainsSubstring("shape 1 was checked at 1 of the 2 seeds asked for (7,8)"));
+}
+
+TEST_CASE("time results that contradict the plan are rejected with the reason", "[grader][lab_files]") {
+  const TimePlan plan{"scale", "student", 42};
+  const auto why = [&](const std::string& fields) {
+    const auto f = parse_time_results("{" + fields + R"(, "correct": true})");
+    REQUIRE(f.error.empty());
+    return contradiction(f, plan);
+  };
+  CHECK(why(R"("exercise": "scale", "impl": "student", "seed": 42, "shape": "1024")").empty());
+  CHECK_THAT(why(R"("exercise": "dot", "impl": "student", "seed": 42, "shape": "1024")"),
+             ContainsSubstring("the result names exercise 'dot', not 'scale'"));
+  CHECK_THAT(why(R"("impl": "student", "seed": 42, "shape": "1024")"),
+             ContainsSubstring("the result names exercise none, not 'scale'"));
+  CHECK_THAT(why(R"("exercise": "scale", "impl": "reference", "seed": 42, "shape": "1024")"),
+             ContainsSubstring("the result names implementation 'reference', not 'student'"));
+  CHECK_THAT(why(R"("exercise": "scale", "impl": "student", "seed": 43, "shape": "1024")"),
+             ContainsSubstring("the result names seed 43, not 42"));
+  CHECK_THAT(why(R"("exercise": "scale", "impl": "student", "shape": "1024")"),
+             ContainsSubstring("the result names seed none, not 42"));
+  CHECK_THAT(why(R"("exercise": "scale", "impl": "student", "seed": 42)"),
+             ContainsSubstring("the result names no shape"));
 }

@@ -1,8 +1,17 @@
-// The child-process runner: exit codes, signals, timeouts that kill the whole process group, bounded capture.
+// The child-process runner: exit codes, signals, timeouts that kill the whole process group, bounded capture, and
+// what keeps a child in: its descendants killed, its results on a pipe, a clean environment, a directory, limits.
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -129,4 +138,131 @@ TEST_CASE("the last line of a stream is found for one-line messages", "[grader][
   CHECK(grader::last_line("") == "");
   CHECK(grader::last_line("\n\n") == "");
   CHECK(grader::last_line("abcdef", 3) == "abc...");
+}
+
+// Containment: nothing the child started outlives run_process(), whatever it did to get away.
+
+TEST_CASE("a setsid'd grandchild is killed and reaped before run_process returns", "[grader][process]") {
+  const grader_test::TempDir dir;
+  const auto pid_file = dir.path / "pid", marker = dir.path / "marker";
+  // In a session of its own, so killing the child's process group misses it. The child waits for its pid.
+  const auto r = run_process(shell("setsid sh -c 'echo $$ > " + pid_file.string() + "; sleep 1.5; touch " +
+                                   marker.string() + "' & while [ ! -s " + pid_file.string() +
+                                   " ]; do sleep 0.01; done; echo done"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.survivors == 0);
+  const int grandchild = read_pid(pid_file);
+  REQUIRE(grandchild > 0);
+  CHECK_FALSE(grader_test::alive_now(grandchild));  // already, not eventually
+  std::this_thread::sleep_for(std::chrono::milliseconds(1600));
+  CHECK_FALSE(std::filesystem::exists(marker));
+}
+
+TEST_CASE("a chain of processes that fork and exit at once is stopped", "[grader][process]") {
+  const grader_test::TempDir dir;
+  const auto pid_file = dir.path / "pid";
+  ProcessOptions options;
+  options.argv = {FAKE_BIN_DIR "/lab1", "check", "--impl", "student", "--exercise", "copy", "--results", "/dev/null"};
+  // For 10 s unless it is stopped, each process writing its pid over the last one's.
+  options.env = {{"FAKE_LAB_MODE", "fork_chain"}, {"FAKE_LAB_PID_FILE", pid_file.string()}};
+  const auto r = run_process(options);
+  CHECK(r.exit_code == 0);
+  CHECK(r.survivors == 0);
+  CHECK(grader_test::children_of_this_process().empty());
+  const auto last = grader_test::read_text(pid_file);
+  REQUIRE_FALSE(last.empty());
+  CHECK_FALSE(grader_test::alive_now(std::stoi(last)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  CHECK(grader_test::read_text(pid_file) == last);  // the chain moves no more
+}
+
+TEST_CASE("the results pipe is fd 3 and holds only what came before the child's end", "[grader][process]") {
+  // The late writer left the group: only the clean-up after the child's exit keeps it from adding to the results.
+  auto options = shell("echo early >&3; setsid sh -c 'sleep 0.5; echo late >&3' & echo out");
+  options.results_pipe = true;
+  const auto r = run_process(options);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "out\n");
+  CHECK(r.results == "early\n");
+  CHECK_FALSE(r.results_truncated);
+
+  options = shell("head -c 200000 /dev/zero >&3");
+  options.results_pipe = true;
+  options.capture_limit = 65536;
+  const auto big = run_process(options);
+  CHECK(big.results.size() == 65536);
+  CHECK(big.results_truncated);
+}
+
+TEST_CASE("only stdin, stdout, stderr and the results pipe reach the child", "[grader][process]") {
+  // Not close-on-exec, as a careless library might leave them: the lowest free number (3, where the results pipe
+  // goes) and a high one.
+  const int low = ::open("/dev/null", O_RDONLY);
+  const int high = ::fcntl(low, F_DUPFD, 40);
+  REQUIRE(high >= 40);
+  // The shell's own descriptors, without a pipeline (whose pipes the shell would hold too).
+  auto options = shell("ls /proc/$$/fd");
+  const auto open_fds = [&] {
+    std::set<int> fds;
+    std::istringstream out(run_process(options).out);
+    for (int fd; out >> fd;) fds.insert(fd);
+    return fds;
+  };
+  CHECK(open_fds() == std::set<int>{0, 1, 2});
+  options.results_pipe = true;
+  CHECK(open_fds() == std::set<int>{0, 1, 2, 3});
+  ::close(low);
+  ::close(high);
+}
+
+TEST_CASE("the child inherits only the variables allowed, plus those set", "[grader][process]") {
+  ::setenv("GRADER_TEST_SECRET", "hunter2", 1);
+  ::setenv("LC_GRADER_TEST", "yes", 1);
+  auto options = shell("env");
+  options.inherit_env = std::vector<std::string>{"PATH", "LC_*"};
+  options.env = {{"ADDED", "1"}};
+  const auto r = run_process(options);
+  ::unsetenv("GRADER_TEST_SECRET");
+  ::unsetenv("LC_GRADER_TEST");
+  CHECK_THAT(r.out, ContainsSubstring("PATH="));
+  CHECK_THAT(r.out, ContainsSubstring("LC_GRADER_TEST=yes\n"));
+  CHECK_THAT(r.out, ContainsSubstring("ADDED=1\n"));
+  CHECK_THAT(r.out, !ContainsSubstring("GRADER_TEST_SECRET"));
+  CHECK_THAT(r.out, !ContainsSubstring("HOME="));
+}
+
+TEST_CASE("a private directory is the child's cwd and TMPDIR, and is removed after it", "[grader][process]") {
+  const grader_test::TempDir dir;
+  auto options = shell("pwd; echo \"$TMPDIR\"; mkdir sub && touch sub/file");
+  options.private_dir_in = dir.path / "runs";
+  const auto r = run_process(options);
+  CHECK(r.exit_code == 0);
+  const auto newline = r.out.find('\n');
+  const std::filesystem::path cwd = r.out.substr(0, newline);
+  CHECK(r.out.substr(newline + 1) == cwd.string() + "\n");
+  CHECK(cwd.parent_path() == dir.path / "runs");
+  CHECK_FALSE(std::filesystem::exists(cwd));
+}
+
+TEST_CASE("resource limits: no core files, a file size limit, few files, no address-space limit",
+          "[grader][process]") {
+  const grader_test::TempDir dir;
+  const grader_test::CoreFilesAllowed cores;
+  auto options = shell("ulimit -c; ulimit -n; ulimit -v; exec head -c 2000000 /dev/zero > " +
+                       (dir.path / "big").string());
+  options.limits = grader::ProcessLimits{1 << 20, 64};
+  const auto r = run_process(options);
+  CHECK(r.out == "0\n64\nunlimited\n");
+  CHECK(r.signal == SIGXFSZ);
+  CHECK(std::filesystem::file_size(dir.path / "big") == 1 << 20);
+}
+
+TEST_CASE("after running a child the caller is a subreaper and not dumpable", "[grader][process]") {
+  const auto r = run_process(shell("cat /proc/$PPID/environ > /dev/null"));
+  int subreaper = 0;
+  ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
+  CHECK(subreaper == 1);
+  CHECK(::prctl(PR_GET_DUMPABLE) == 0);
+  // Root may read any process's environment; an ordinary user's child may not read a non-dumpable parent's.
+  if (::geteuid() != 0) CHECK(r.exit_code != 0);
 }

@@ -2,6 +2,7 @@
 /// @file lab_run.hpp
 /// @brief Grades one lab: runs its binary per docs/protocol.md, reads what it wrote, and classifies every failure.
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -25,7 +26,7 @@ enum class Status {
   kTimeout,    ///< the check or time run hung and was killed
   kCrash,      ///< killed by a signal, or an exit code the protocol does not define
   kCudaError,  ///< exit 110: a CUDA call or launch failed
-  kBadOutput,  ///< the results file is missing or unparseable
+  kBadOutput,  ///< the results are missing, unparseable, or contradict what the grader asked for
   kMissing,    ///< exit 113: the implementation has no launcher for this exercise
   kNoBinary,   ///< the lab binary is not built
 };
@@ -65,6 +66,9 @@ struct ExerciseResult {
   double correctness_max = 0;
   double performance_max = 0;
   double wall_s = 0;  ///< seconds the lab binary ran for this exercise (check and time): what a grading job costs
+  std::vector<std::uint64_t> seeds;         ///< the seeds `check` ran with (to reproduce: `grade --seeds`)
+  std::optional<std::uint64_t> timed_seed;  ///< the seed `time` ran with, if it ran (`grade --timed-seed`)
+  std::string timed_shape;                  ///< the shape `time` reported, if it ran
 
   /// correctness_max + performance_max.
   double max_score() const { return correctness_max + performance_max; }
@@ -92,8 +96,12 @@ struct LabResult {
 struct GradeOptions {
   std::string impl = "student";          ///< the implementation graded in the student slot
   std::filesystem::path bin_dir;         ///< where `labN` lives
-  std::filesystem::path work_dir;        ///< results files go to `work_dir/labN/EX.check.jsonl` and `EX.time.json`
-  std::string seeds;                     ///< passed to `check --seeds` when not empty
+  /// Every run of the lab binary gets a fresh working directory in `work_dir/labN/`, removed after it.
+  std::filesystem::path work_dir;
+  /// Comma-separated seeds passed to every `check --seeds`; when empty, every check run gets fresh seeds that the
+  /// submission cannot know in advance. A malformed list makes grade_lab() throw std::invalid_argument.
+  std::string seeds;
+  std::optional<std::uint64_t> timed_seed;  ///< passed to every `time --seed`; when empty, a fresh one each run
   std::string exercise;                  ///< grade only this exercise when not empty
   std::optional<double> check_timeout_s; ///< overrides the manifest
   std::optional<double> time_timeout_s;  ///< overrides the manifest
@@ -108,7 +116,7 @@ struct InfoOutcome {
   std::string message;  ///< the binary's stderr line (no GPU) or what went wrong
 };
 
-/// Runs `binary info` with a 30 s limit.
+/// Runs `binary info` with a 30 s limit, in the same clean environment as every other run of a lab binary.
 InfoOutcome query_info(const std::filesystem::path& binary);
 
 /// The message for a lab that is not built: "lab2 is not built: run `make lab2` in the build directory".
@@ -116,32 +124,67 @@ std::string not_built_message(int lab_number);
 
 /// Grades every exercise of the manifest (or only `options.exercise`), in manifest order. Never throws for anything
 /// the binary does; a missing binary gives a result whose exercises all have status no-binary.
+///
+/// Each run of the binary gets a clean environment (only the variables a lab needs), a fresh working directory,
+/// resource limits, and `--results /dev/fd/3`: a pipe that only it and what it starts hold. Its results are read
+/// after every process it started is dead, and rejected (bad-output) where they contradict what was asked for.
 LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOptions& options);
 
-/// What a check results file (JSON lines) holds.
+/// The comma-separated seeds of `--seeds` ("11,22,33"), duplicates dropped; throws std::invalid_argument if one
+/// is not a non-negative integer or there is none.
+std::vector<std::uint64_t> parse_seeds(std::string_view text);
+
+/// What the grader asked one `check` run for.
+struct CheckPlan {
+  std::string exercise;
+  std::string impl;
+  std::vector<std::uint64_t> seeds;
+};
+
+/// What a check results stream (JSON lines) holds.
 struct CheckFile {
+  int plans = 0;   ///< plan lines found
   bool has_plan = false;
   int total = 0;   ///< from the plan line(s)
   int cases = 0;   ///< case lines found
   int passed = 0;  ///< case lines with "ok": true
+  std::string plan_impl;      ///< the plan's "impl", empty if it names none
+  std::map<std::string, std::vector<std::uint64_t>> seeds_by_shape;  ///< the cases found
   std::string first_failure;  ///< "shape 31 seed 1: <message>" of the first failed case
-  std::string error;          ///< why the file is unusable, else empty
+  std::string error;          ///< why the stream is unusable, else empty
 };
 
-/// Parses a check results file for one exercise. A last line cut off mid-write (no newline, not JSON) is ignored:
-/// the process died while writing it.
+/// Parses the check results of one exercise. A last line cut off mid-write (no newline, not JSON) is ignored: the
+/// process died while writing it.
 CheckFile parse_check_results(std::string_view text, std::string_view exercise);
 
-/// What a time results file holds.
+/// Why check results contradict the plan, or "" if they do not: a plan for another implementation, more than one
+/// plan, a case count that is not a whole number per seed, a case at a seed not asked for or twice, or (`finished`:
+/// the binary ended on its own, so every planned case ran) a shape not checked at every seed.
+std::string contradiction(const CheckFile& file, const CheckPlan& plan, bool finished);
+
+/// What the grader asked one `time` run for.
+struct TimePlan {
+  std::string exercise;
+  std::string impl;
+  std::uint64_t seed = 0;
+};
+
+/// What a time results stream holds.
 struct TimeFile {
   std::optional<bool> correct;   ///< empty if the field is missing
   std::string message;
+  std::string exercise, impl, shape;  ///< as the binary reported them, empty if missing
+  std::optional<std::uint64_t> seed;  ///< empty if missing or not a non-negative integer
   std::optional<Timing> timing;  ///< empty if the runners are missing or incomplete
   std::string timing_problem;    ///< why `timing` is empty
-  std::string error;             ///< why the file is unusable, else empty
+  std::string error;             ///< why the stream is unusable, else empty
 };
 
-/// Parses a time results file.
+/// Parses time results.
 TimeFile parse_time_results(std::string_view text);
+
+/// Why time results contradict the plan, or "" if they do not: another exercise, implementation or seed, or no shape.
+std::string contradiction(const TimeFile& file, const TimePlan& plan);
 
 }  // namespace grader

@@ -1,17 +1,29 @@
 #pragma once
 /// @file process.hpp
-/// @brief Runs one child process under a wall-clock limit and captures what it prints.
+/// @brief Runs one child process under a wall-clock limit, captures what it prints, and leaves nothing behind.
 ///
 /// The grader's only contact with student code: whatever the child does (hang, crash, flood its output, fork
-/// grandchildren), run_process() returns a result and never throws.
+/// grandchildren, daemonize), run_process() returns a result and never throws, and by the time it returns every
+/// process the child started is dead and reaped.
 
 #include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 namespace grader {
+
+/// Resource limits for a child and everything it starts. Core dumps are always off under limits.
+struct ProcessLimits {
+  /// RLIMIT_FSIZE: writing a file past this size kills the writer with SIGXFSZ.
+  std::uint64_t file_bytes = std::uint64_t{1} << 30;
+  /// RLIMIT_NOFILE: open file descriptors per process.
+  std::uint64_t open_files = 1024;
+};
 
 /// What to run and under which limits.
 struct ProcessOptions {
@@ -21,10 +33,22 @@ struct ProcessOptions {
   double timeout_s = 60;
   /// Seconds between SIGTERM and SIGKILL once the limit is reached.
   double kill_grace_s = 2;
-  /// Bytes kept of each of stdout and stderr: the last ones, where the error messages are.
+  /// Bytes kept of each of stdout, stderr and the results pipe: the last ones, where the error messages are.
   std::size_t capture_limit = 64 * 1024;
-  /// Variables set in (or replaced in) the child's environment, which is otherwise the grader's.
+  /// Variables set in (or replaced in) the child's environment.
   std::vector<std::pair<std::string, std::string>> env;
+  /// The names of the caller's variables the child inherits ("LC_*" matches every name starting with LC_);
+  /// nullopt: all of them.
+  std::optional<std::vector<std::string>> inherit_env;
+  /// Gives the child the write end of a pipe as fd 3 (it may open `/dev/fd/3`); what comes through is returned in
+  /// ProcessResult::results. A path would let any process that can name it write there too.
+  bool results_pipe = false;
+  /// When set, the child runs in a fresh directory made under this folder (its TMPDIR too), removed with
+  /// everything in it once every process the child started is dead.
+  std::optional<std::filesystem::path> private_dir_in;
+  /// Resource limits for the child; nullopt: the caller's own. RLIMIT_AS is never set: CUDA reserves far more
+  /// virtual address space than it uses.
+  std::optional<ProcessLimits> limits;
 };
 
 /// How a child process ended.
@@ -45,17 +69,29 @@ struct ProcessResult {
   std::string out;
   /// The last `capture_limit` bytes of stderr.
   std::string err;
+  /// What came through the results pipe (the last `capture_limit` bytes).
+  std::string results;
   /// True when stdout was longer than `capture_limit` (its start was dropped).
   bool out_truncated = false;
   /// True when stderr was longer than `capture_limit`.
   bool err_truncated = false;
+  /// True when the results pipe carried more than `capture_limit` bytes.
+  bool results_truncated = false;
+  /// Processes the child started that were still alive when the clean-up gave up on them (normally 0). When not 0,
+  /// something may still write where the child could: nothing it produced should be trusted.
+  std::size_t survivors = 0;
 };
 
-/// Runs a child in its own process group, with stdin from /dev/null and stdout and stderr captured.
+/// Runs a child in its own process group, with stdin from /dev/null, stdout and stderr captured, and every file
+/// descriptor of the caller other than 0, 1, 2 (and 3 with `results_pipe`) closed.
 ///
-/// On timeout the whole group gets SIGTERM, then SIGKILL after `kill_grace_s`; when the child ends on its own, any
-/// process it left behind in its group is killed too, so no stray process keeps the GPU busy. Never throws for a
-/// misbehaving child.
+/// On timeout the whole group gets SIGTERM, then SIGKILL after `kill_grace_s`. Whichever way the child ends, every
+/// process it started is then killed and reaped before this returns, those that left its group or session
+/// (setsid, daemons) included: the calling process makes itself a child subreaper, so they become its children,
+/// and every child of the calling process is killed, round after round, until none is left. So the caller must
+/// not have other children of its own while it calls this. The calling process also makes itself non-dumpable, so
+/// that a process of the same user cannot read its memory, environment or file descriptors through /proc.
+/// Never throws for a misbehaving child.
 ProcessResult run_process(const ProcessOptions& options);
 
 /// Makes SIGINT, SIGTERM and SIGHUP to the calling process kill the child that run_process() is running (its whole

@@ -33,7 +33,8 @@ struct Report {
   nlohmann::json self_check;               ///< null unless `--self-check`
 };
 
-/// One exercise as stored in the results file; timing fields are null when there was no timed run.
+/// One exercise as stored in the results file; timing fields are null when there was no timed run. `seeds`,
+/// `timed_seed` and `timed_shape` record what the lab binary was asked for (and timed), to reproduce the grade.
 nlohmann::json to_json(const ExerciseResult& exercise);
 
 /// One lab as stored in the results file.
