@@ -85,15 +85,16 @@ function(add_lab dir)
     list(APPEND wrong_impls wrong_${bug})
   endforeach()
   # Hostile fixtures, solutions/NN_name/hostile/<exercise>-<trick>.cu: right answers with a trick that only a timed run
-  # can see. Those whose first line says "must refuse" are GPU tests: `labN time` must call their output wrong.
+  # can see. Those whose header says "must refuse" are GPU tests: `labN time` must call their output wrong. (Their
+  # first line is the static check's expected verdict: tests/exploits/CMakeLists.txt.)
   file(GLOB hostile_sources CONFIGURE_DEPENDS ${solutions}/hostile/*.cu)
   set(hostile_tests)
   foreach(source IN LISTS hostile_sources)
     get_filename_component(trick ${source} NAME_WE)
     string(REGEX REPLACE "-.*" "" exercise ${trick})
     _lab_implementation(${fixtures} ${dir} ${sources} hostile_${trick} ${source} "${impl_host}")
-    file(STRINGS ${source} first_line LIMIT_COUNT 1)
-    if(first_line MATCHES "must refuse")
+    file(STRINGS ${source} header LIMIT_COUNT 3)
+    if(header MATCHES "must refuse")
       add_test(NAME ${lab}.hostile_${trick}.refused
                COMMAND ${checker} time --impl hostile_${trick} --exercise ${exercise} --max-seconds 2)
       set_tests_properties(${lab}.hostile_${trick}.refused PROPERTIES PASS_REGULAR_EXPRESSION "\"correct\": false")
@@ -163,8 +164,14 @@ function(_lab_implementation owner dir sources impl source host)
   target_compile_definitions(${lab}_${impl} PRIVATE HARNESS_IMPL=${impl})
   target_include_directories(${lab}_${impl} PRIVATE ${dir})
   target_link_libraries(${lab}_${impl} PRIVATE harness_headers)
+  # The student's object is checked before anything links it (cmake/StaticCheck.cmake, docs/static-check.md): a
+  # refused submission stops the build with one line per finding.
   if(host)
     target_link_libraries(${host} PRIVATE ${lab}_${impl})
+    if(impl STREQUAL "student")
+      course_check_submission(LAB_TARGET ${host} OBJECT_LIBRARY ${lab}_${impl} SOURCE ${source}
+                              MANIFEST ${dir}/manifest.json)
+    endif()
     return()
   endif()
   set(runner ${lab}-${impl})
@@ -173,4 +180,8 @@ function(_lab_implementation owner dir sources impl source host)
   set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${COURSE_BIN_DIR}/runners)
   _lab_settings(${runner} ${dir})
   add_dependencies(${owner} ${runner})
+  if(impl STREQUAL "student")
+    course_check_submission(LAB_TARGET ${runner} OBJECT_LIBRARY ${lab}_${impl} SOURCE ${source}
+                            MANIFEST ${dir}/manifest.json)
+  endif()
 endfunction()

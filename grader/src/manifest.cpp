@@ -55,6 +55,23 @@ struct Reader {
     if (text.empty()) fail(field, "must not be empty");
     return text;
   }
+
+  // A list of non-empty glob strings; a missing key is an empty list.
+  std::vector<std::string> patterns(const json& object, const char* key, std::string_view field) const {
+    std::vector<std::string> out;
+    if (!object.contains(key)) return out;
+    const json& list = object.at(key);
+    if (!list.is_array()) fail(field, fmt::format("must be an array of strings, not {}", list.dump()));
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const auto where = fmt::format("{}[{}]", field, i);
+      if (!list[i].is_string()) fail(where, fmt::format("must be a string, not {}", list[i].dump()));
+      auto text = list[i].get<std::string>();
+      if (text.empty() || text.find_first_not_of('*') == std::string::npos)
+        fail(where, "must name something (a pattern of only '*' would allow everything)");
+      out.push_back(std::move(text));
+    }
+    return out;
+  }
 };
 
 }  // namespace
@@ -70,7 +87,7 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
   }
   const Reader in{source};
   if (!root.is_object()) in.fail("(top level)", "must be a JSON object");
-  in.only_known(root, "", {"title", "weight", "timeouts", "full_marks_at", "exercises"});
+  in.only_known(root, "", {"title", "weight", "timeouts", "full_marks_at", "exercises", "rules"});
 
   Manifest m;
   m.title = in.string(root, "title", "title");
@@ -82,6 +99,14 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     in.only_known(timeouts, "timeouts", {"check_s", "time_s"});
     m.check_timeout_s = in.number(timeouts, "check_s", "timeouts.check_s", 120.0, 0, true);
     m.time_timeout_s = in.number(timeouts, "time_s", "timeouts.time_s", 300.0, 0, true);
+  }
+  if (root.contains("rules")) {
+    const json& rules = root.at("rules");
+    if (!rules.is_object()) in.fail("rules", "must be an object like {\"allow_symbols\": [\"cudaStreamCreate*\"]}");
+    in.only_known(rules, "rules", {"allow_symbols", "allow_headers", "allow_instructions"});
+    m.rules.allow_symbols = in.patterns(rules, "allow_symbols", "rules.allow_symbols");
+    m.rules.allow_headers = in.patterns(rules, "allow_headers", "rules.allow_headers");
+    m.rules.allow_instructions = in.patterns(rules, "allow_instructions", "rules.allow_instructions");
   }
 
   if (!root.contains("exercises")) in.fail("exercises", "missing");

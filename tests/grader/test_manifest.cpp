@@ -1,6 +1,7 @@
 // Manifest parsing: defaults, and an error naming the file and the field for every malformed manifest.
 
 #include <string>
+#include <vector>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
@@ -49,6 +50,27 @@ TEST_CASE("optional manifest fields take their defaults", "[grader][manifest]") 
   CHECK(partial.time_timeout_s == 50);
 }
 
+TEST_CASE("a manifest's submission rules widen the static check's default, which is strict", "[grader][manifest]") {
+  const auto strict = parse_manifest(
+      R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+      "m.json");
+  CHECK(strict.rules.allow_symbols.empty());
+  CHECK(strict.rules.allow_headers.empty());
+  CHECK(strict.rules.allow_instructions.empty());
+  const auto wide = parse_manifest(
+      R"({"title": "T", "rules": {"allow_symbols": ["cudaStreamCreate*", "cudaEventRecord"], "allow_headers": ["cub/*"],
+          "allow_instructions": ["mma.sync*"]},
+          "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+      "m.json");
+  CHECK(wide.rules.allow_symbols == std::vector<std::string>{"cudaStreamCreate*", "cudaEventRecord"});
+  CHECK(wide.rules.allow_headers == std::vector<std::string>{"cub/*"});
+  CHECK(wide.rules.allow_instructions == std::vector<std::string>{"mma.sync*"});
+  const auto partial = parse_manifest(
+      R"({"title": "T", "rules": {}, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+      "m.json");
+  CHECK(partial.rules.allow_symbols.empty());
+}
+
 TEST_CASE("malformed manifests are rejected naming the file and the field", "[grader][manifest]") {
   struct Case {
     const char* text;
@@ -95,6 +117,20 @@ TEST_CASE("malformed manifests are rejected naming the file and the field", "[gr
        "field 'full_mark_at': unknown field"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "points": 3}]})",
        "field 'exercises[0].points': unknown field"},
+      {R"({"title": "T", "rules": [], "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'rules': must be an object"},
+      {R"({"title": "T", "rules": {"allow_symbol": ["cudaStreamCreate"]}, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'rules.allow_symbol': unknown field"},
+      {R"({"title": "T", "rules": {"allow_symbols": "cudaStreamCreate"}, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'rules.allow_symbols': must be an array of strings"},
+      {R"({"title": "T", "rules": {"allow_headers": ["cub/*", 3]}, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'rules.allow_headers[1]': must be a string"},
+      {R"({"title": "T", "rules": {"allow_instructions": [""]}, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'rules.allow_instructions[0]': must name something"},
+      {R"({"title": "T", "rules": {"allow_symbols": ["**"]}, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'rules.allow_symbols[0]': must name something"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "rules": {}}]})",
+       "field 'exercises[0].rules': unknown field"},
   }));
   CAPTURE(c.text);
   REQUIRE_THROWS_AS(parse_manifest(c.text, "labs/07_x/manifest.json"), ManifestError);

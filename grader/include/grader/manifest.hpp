@@ -39,6 +39,18 @@ struct ExerciseSpec {
   double max_score() const { return correctness_points + performance_points; }
 };
 
+/// What a lab lets its submissions use beyond the course's strict default, which the build's static check
+/// (grader/static_check.hpp) enforces: `"rules": {"allow_symbols": [...], "allow_headers": [...],
+/// "allow_instructions": [...]}`. Each entry is a glob where `*` matches any run of characters.
+struct SubmissionRules {
+  /// External symbols the submission may use: C names ("cudaStreamCreate*") or demangled C++ names.
+  std::vector<std::string> allow_symbols;
+  /// Headers it may include, matched against the tail of each included path ("cub/*").
+  std::vector<std::string> allow_headers;
+  /// PTX instructions its device code may contain ("mma.sync*").
+  std::vector<std::string> allow_instructions;
+};
+
 /// The parsed `manifest.json` of one lab.
 struct Manifest {
   std::string title;
@@ -47,6 +59,7 @@ struct Manifest {
   double time_timeout_s = 300;   ///< limit of one `labN time` run
   double full_marks_at = 1.1;    ///< full performance points at or below this multiple of the reference time
   std::vector<ExerciseSpec> exercises;
+  SubmissionRules rules;         ///< empty unless the lab widens the default
 };
 
 /// Parses manifest text; `source` (the file name) prefixes every error message. Throws ManifestError.

@@ -1,3 +1,4 @@
+// expect: accepted (decided on the GPU: labN time refuses it)
 // Hostile fixture (a GPU test must refuse it): computes the dot product once, keeps the answer in memory of its own,
 // and on every later call only writes the kept answer. It passes every correctness case (each case is a fresh
 // process, so its first call), and fast timed runs would follow; `labN time` must refuse it because the answer is

@@ -1,3 +1,4 @@
+// expect: accepted (decided on the GPU: labN time refuses it)
 // Hostile fixture (a GPU test must refuse it): does the work on its first call only, hoping that the output buffer
 // still holds the answer when it is timed. Each correctness case is a fresh process (its first call), so `check`
 // passes; `labN time` poisons the output before every timed run and checks it after, and must refuse it.

@@ -1,3 +1,4 @@
+// expect: refused streams
 // Hostile fixture (a GPU test must see its true time): runs the stub's slow kernel on a stream of its own that it
 // never joins to the harness's, so events on the harness's stream see nothing. The runner answers only when the device
 // is idle and the referee's host clock bounds the time: it must be graded at about the baseline's time, not as free.

@@ -1,3 +1,4 @@
+// expect: accepted (decided on the GPU: labN time refuses it)
 // Hostile fixture (a GPU test must refuse it): sums its input once per input pointer, keeps the answer, and on every
 // later call with the same pointer only writes the kept answer: right in every correctness case (each is a fresh
 // process) and in the first timed run, free afterwards. Timed rounds get new inputs and each output is compared with

@@ -1,3 +1,4 @@
+// expect: accepted (decided on the GPU: labN time refuses it)
 // Hostile fixture (a GPU test must refuse it): the whole product at every correctness shape and the first time it
 // sees the timed shape (4096^3), then only every 16th row of C at that shape: a sixteenth of the work. The timed
 // output was once checked only at sampled positions, and only before and after the timed runs; every timed run's
