@@ -17,6 +17,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -44,14 +45,25 @@ fs::path self_directory() {
 /// "lab1-": runner programs are named for the lab binary (lab1, from the folder 01_coalescing) and implementation.
 std::string runner_prefix() { return "lab" + std::to_string(std::stoi(lab().id)) + "-"; }
 
-/// Only what a CUDA program needs: the runner does not see the referee's environment (its command line, seeds or
-/// results paths are nobody's business there).
+/// Only what a CUDA program needs: the runner does not see the rest of the referee's environment. Where a profiler or
+/// sanitizer runs the lab binary (ncu, compute-sanitizer), it follows child processes through variables of its own
+/// (LD_PRELOAD, CUDA_INJECTION64_PATH, NV_*): those pass, or the runner crashes half-injected. A graded run never has
+/// them: `grade` starts labN with an allowlisted environment.
 std::vector<std::string> runner_environment() {
   static const char* kept[] = {"PATH", "HOME", "LANG", "TMPDIR", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
-                               "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING"};
+                               "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING", "LD_PRELOAD"};
+  static const char* tool_prefixes[] = {"CUDA_INJECTION", "NVTX_INJECTION", "NV_", "NCU_", "NSYS_",
+                                        "COMPUTE_SANITIZER", "CUDA_MEMCHECK"};
   std::vector<std::string> env;
-  for (const char* name : kept)
-    if (const char* value = std::getenv(name)) env.push_back(std::string(name) + "=" + value);
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    const bool wanted =
+        std::find(std::begin(kept), std::end(kept), name) != std::end(kept) ||
+        std::any_of(std::begin(tool_prefixes), std::end(tool_prefixes),
+                    [&](const char* prefix) { return name.rfind(prefix, 0) == 0; });
+    if (wanted) env.push_back(entry);
+  }
   return env;
 }
 
