@@ -127,7 +127,8 @@ function(add_lab dir)
 
   # CPU tests of the lab (references, generators, the manifest agreeing with the code): run in CI.
   set(cpu_test_target ${lab}_cpu_tests)
-  add_executable(${cpu_test_target} ${PROJECT_SOURCE_DIR}/tests/labs/lab_consistency.cpp)
+  add_executable(${cpu_test_target} ${PROJECT_SOURCE_DIR}/tests/labs/lab_consistency.cpp
+                 ${PROJECT_SOURCE_DIR}/tests/labs/lab_mutations.cpp)
   if(EXISTS ${dir}/cpu_tests.cpp)
     target_sources(${cpu_test_target} PRIVATE ${dir}/cpu_tests.cpp)
   endif()

@@ -17,6 +17,12 @@ double sum_tolerance(std::size_t terms, double sum_abs) {
   return kLambda * std::sqrt(static_cast<double>(terms)) * kUnitRoundoff * sum_abs;
 }
 
+double integer_sum_tolerance(std::size_t terms, double sum_abs, double peak) {
+  constexpr double kExactBelow = 0x1p24;  // float represents, and adds, every integer below this exactly
+  constexpr double kOrderFactor = 16;     // partial sums of other orders against the index-order peak
+  return kOrderFactor * peak < kExactBelow ? 0.0 : sum_tolerance(terms, sum_abs);
+}
+
 std::string Comparison::describe(const std::string& what, const Tolerance& tol,
                                  const std::vector<std::size_t>* index_map) const {
   std::ostringstream os;

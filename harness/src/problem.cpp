@@ -65,7 +65,14 @@ std::vector<std::string>& handles_to_map() {
   static std::vector<std::string> handles;  // consumed from the front
   return handles;
 }
+
+bool& host_only() {
+  static bool on = false;
+  return on;
+}
 }  // namespace
+
+void set_host_only(bool on) { host_only() = on; }
 
 void map_next_buffers(std::vector<std::string> handles) { handles_to_map() = std::move(handles); }
 std::size_t buffers_left_to_map() { return handles_to_map().size(); }
@@ -79,7 +86,7 @@ Buffer::Buffer(Problem& owner, Role role, std::string name, std::size_t bytes)
     std::memcpy(&handle, handles.front().data(), sizeof handle);
     handles.erase(handles.begin());
     CUDA_CHECK(cudaIpcOpenMemHandle(&mapped_, handle, cudaIpcMemLazyEnablePeerAccess));
-  } else {
+  } else if (!host_only()) {
     storage_ = DeviceBuffer<unsigned char>(bytes + 2 * kGuardBytes);
     CUDA_CHECK(cudaMemset(storage_.get(), kGuardByte, storage_.bytes()));
     CUDA_CHECK(cudaDeviceSynchronize());  // cudaMemset is asynchronous: finish before any stream can touch it
@@ -117,6 +124,7 @@ bool Buffer::guards_intact() const {
 
 void Buffer::download(void* host) const { CUDA_CHECK(cudaMemcpy(host, raw_data(), bytes_, cudaMemcpyDeviceToHost)); }
 void Buffer::upload(const void* host) {
+  if (!storage_.get() && !mapped_) return;  // host only (set_host_only): the values stay on the host
   CUDA_CHECK(cudaMemcpy(raw_data(), host, bytes_, cudaMemcpyHostToDevice));
   // From pageable memory cudaMemcpy may return before the DMA has landed; a kernel launched next on another stream
   // would read a half-written input (seen on an H200: wrong sums at 4099 elements). Wait for it.
@@ -144,15 +152,21 @@ void Output<T>::verify(bool check_contents, std::vector<std::string>& problems) 
     throw std::logic_error("output '" + name() + "' has no reference of the right size (course bug)");
   std::vector<T> got(count_);
   download(got.data());
-  if (!sampled_.empty()) {  // gather the samples, compare, and report mismatches by their index in the output
-    std::vector<T> picked(checked);
-    for (std::size_t k = 0; k < checked; ++k) picked[k] = got.at(sampled_[k]);
-    const Comparison c = compare(picked.data(), reference_.data(), checked, tolerance_);
-    if (!c.ok()) problems.push_back(c.describe("output '" + name() + "' (sampled)", tolerance_, &sampled_));
-    return;
-  }
-  const Comparison c = compare(got.data(), reference_.data(), count_, tolerance_);
-  if (!c.ok()) problems.push_back(c.describe("output '" + name() + "'", tolerance_));
+  const Comparison c = compare_host(got);
+  if (!c.ok())
+    problems.push_back(sampled_.empty() ? c.describe("output '" + name() + "'", tolerance_)
+                                        : c.describe("output '" + name() + "' (sampled)", tolerance_, &sampled_));
+}
+
+template <class T>
+Comparison Output<T>::compare_host(const std::vector<T>& got) const {
+  const std::size_t checked = sampled_.empty() ? count_ : sampled_.size();
+  if (reference_.size() != checked || got.size() != count_)
+    throw std::logic_error("output '" + name() + "': reference or values of the wrong size (course bug)");
+  if (sampled_.empty()) return compare(got.data(), reference_.data(), count_, tolerance_);
+  std::vector<T> picked(checked);  // gather the samples; mismatches are reported by their index in the output
+  for (std::size_t k = 0; k < checked; ++k) picked[k] = got.at(sampled_[k]);
+  return compare(picked.data(), reference_.data(), checked, tolerance_);
 }
 
 template <class T>
@@ -308,6 +322,10 @@ Verdict Problem::verify_unchanged() const {
   std::vector<std::string> problems;
   for (const Buffer* b : buffers_) b->verify_unchanged(problems);
   return verdict_of(problems);
+}
+
+bool Problem::sampled_check() const {
+  return std::any_of(buffers_.begin(), buffers_.end(), [](const Buffer* b) { return b->sampled_check(); });
 }
 
 std::vector<std::string> Problem::ipc_handles() const {

@@ -1,5 +1,6 @@
 #include "cpu_reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -18,6 +19,7 @@ Sum dot(const std::vector<float>& x, const std::vector<float>& y) {
     const double p = static_cast<double>(x[i]) * y[i];
     s.value += p;
     s.abs += std::fabs(p);
+    s.peak = std::max(s.peak, std::fabs(s.value));
   }
   return s;
 }
@@ -30,6 +32,7 @@ std::vector<Sum> column_sums(const std::vector<float>& a, std::int64_t rows, std
       const double v = a[static_cast<std::size_t>(r * cols + c)];
       sums[c].value += v;
       sums[c].abs += std::fabs(v);
+      sums[c].peak = std::max(sums[c].peak, std::fabs(sums[c].value));
     }
   return sums;
 }

@@ -9,7 +9,8 @@ std::vector<double> scale(const std::vector<float>& x, float alpha);
 /// The dot product and the sum of |x[i] * y[i]| (what the float rounding error scales with).
 struct Sum {
   double value = 0;
-  double abs = 0;
+  double abs = 0;   ///< sum of the terms' magnitudes
+  double peak = 0;  ///< largest |prefix sum| in index order (harness::integer_sum_tolerance)
 };
 Sum dot(const std::vector<float>& x, const std::vector<float>& y);
 /// Column sums of a row-major rows x cols matrix, each with its sum of magnitudes.

@@ -46,7 +46,8 @@ class Dot final : public harness::Problem {
     x_.set(harness::random_ints(n_, seed, -4, 4));
     y_.set(harness::random_ints(n_, seed + 1000, -4, 4));
     const cpu::Sum d = cpu::dot(x_.host(), y_.host());
-    r_.expect({d.value}, {{harness::sum_tolerance(n_, d.abs)}, 0.0});
+    // Integer products and sums: exact (harness::integer_sum_tolerance says when and why).
+    r_.expect({d.value}, {{harness::integer_sum_tolerance(n_, d.abs, d.peak)}, 0.0});
   }
   void run(const harness::Impl& impl, cudaStream_t s) override {
     impl.launcher<DotLauncher>("dot")(x_.data(), y_.data(), r_.data(), n_, s);
@@ -70,7 +71,7 @@ class ColumnSums final : public harness::Problem {
     std::vector<double> ref, atol;
     for (const auto& c : sums) {
       ref.push_back(c.value);
-      atol.push_back(harness::sum_tolerance(rows_, c.abs));
+      atol.push_back(harness::integer_sum_tolerance(rows_, c.abs, c.peak));
     }
     sums_.expect(std::move(ref), {std::move(atol), 0.0});
   }

@@ -1,5 +1,6 @@
 #include "cpu_reference.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace lab04::cpu {
@@ -9,6 +10,7 @@ Sum sum(const std::vector<float>& x) {
   for (float v : x) {
     s.value += v;
     s.abs += std::fabs(static_cast<double>(v));
+    s.peak = std::max(s.peak, std::fabs(s.value));
   }
   return s;
 }

@@ -35,11 +35,11 @@ class Sum final : public harness::Problem {
     // float (a right answer is exactly the integer sum); nonzero, so a dropped element changes the sum.
     x_.set(harness::random_ints(n_, seed, -4, 4));
     const cpu::Sum s = cpu::sum(x_.host());
-    // harness::sum_tolerance (compare.hpp explains the bound): 6 sqrt(n) u sum|x|, a probabilistic bound on the
-    // rounding error of any summation order. It grows with n and with the magnitudes, and it is below 1 up to
-    // about n = 10^4 for these inputs (mean |x| = 2.5): the test sizes up to 8191 catch one dropped element with
-    // every seed, the large ones check that a real float sum of millions of terms still passes.
-    result_.expect({s.value}, {{harness::sum_tolerance(n_, s.abs)}, 0.0});
+    // Exact: float adds these integers exactly while partial sums stay below 2^24, which any order that does not sort
+    // the terms by value keeps far behind (harness::integer_sum_tolerance). So a sum that drops, repeats or changes
+    // one term, or writes 0, fails at every size, 2^28 included (the probabilistic bound of sum_tolerance was larger
+    // than the sums themselves from 2^24 on).
+    result_.expect({s.value}, {{harness::integer_sum_tolerance(n_, s.abs, s.peak)}, 0.0});
   }
   void run(const harness::Impl& impl, cudaStream_t s) override {
     impl.launcher<SumLauncher>(stage_)(x_.data(), result_.data(), n_, s);

@@ -33,6 +33,16 @@ struct Tolerance {
 /// when every term is at most 16 in magnitude: at those test sizes a sum that drops one integer term cannot pass.
 double sum_tolerance(std::size_t terms, double sum_abs);
 
+/// Absolute tolerance for a float32 sum of integer-valued terms: 0 (exact) where the sum's partial sums stay far
+/// below 2^24, else sum_tolerance(terms, sum_abs).
+///
+/// Why exact: float adds integers exactly while every partial sum is below 2^24 in magnitude. `peak` is the largest
+/// |prefix sum| of the terms in index order. For mean-zero terms every summation order that does not sort the terms
+/// by value (sequential, strided, tree, atomic in any interleaving) forms partial sums that are walks of the same
+/// kind, within a small factor of that peak; 16 x peak < 2^24 leaves that factor far behind. Then the right float
+/// answer is the integer sum itself, and a sum that drops, repeats or changes one term by 1 cannot pass, at any size.
+double integer_sum_tolerance(std::size_t terms, double sum_abs, double peak);
+
 /// One element that failed the comparison.
 struct Mismatch {
   std::size_t index;  ///< position in the output

@@ -103,6 +103,8 @@ class Buffer {
       const {}
   /// Guard zones and, for inputs, the pristine copy: everything verify_on_device() checks but the outputs' values.
   virtual void verify_unchanged(std::vector<std::string>& problems) const { verify(false, problems); }
+  /// Outputs: true when the CPU reference covers only sampled positions (expect_at).
+  [[nodiscard]] virtual bool sampled_check() const { return false; }
 
  protected:
   [[nodiscard]] void* raw_data() const;  ///< start of the data, after the guard
@@ -121,6 +123,10 @@ class Buffer {
   DeviceBuffer<unsigned char> storage_;  // empty when the memory is another process's, mapped by IPC
   void* mapped_ = nullptr;               // that mapping (runner side), closed on destruction
 };
+
+/// CPU tests: Buffers made while this is on get no device memory and inputs stay on the host, so that a Problem's
+/// generate() computes its inputs and references without a GPU (tests/labs/lab_mutations.cpp). Nothing may run then.
+void set_host_only(bool on);
 
 /// Runner side of the grading boundary: the next Buffers constructed (in construction order) map these CUDA IPC
 /// handles of the referee's allocations instead of allocating their own. The referee and the runner build the same
@@ -191,6 +197,14 @@ class Output : public Buffer {
   [[nodiscard]] std::size_t size() const { return count_; }              ///< elements
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
   void verify_on_device(std::vector<std::string>& problems) const override;
+  /// What verify() decides of `values` (size() elements, as a kernel would leave them), on the host: the output's
+  /// reference, sample positions and tolerance, and the one comparison routine. CPU tests feed it wrong answers.
+  [[nodiscard]] Comparison compare_host(const std::vector<T>& values) const;
+  /// The reference: one value per element, or per sample position when sampled() is not empty.
+  [[nodiscard]] const std::vector<double>& reference() const { return reference_; }
+  /// The positions compared (empty: every element).
+  [[nodiscard]] const std::vector<std::size_t>& sampled() const { return sampled_; }
+  [[nodiscard]] bool sampled_check() const override { return !sampled_.empty(); }
   void save(std::size_t slot) override;
   void compare_saved(std::size_t slot, std::size_t against, std::vector<std::string>& problems) const override;
 
@@ -256,6 +270,8 @@ class Problem {
   [[nodiscard]] Verdict verify_on_device() const;
   /// True when verify_on_device() checks everything verify(true) does.
   [[nodiscard]] virtual bool checks_on_device() const { return true; }
+  /// Every buffer, in construction order.
+  [[nodiscard]] const std::vector<Buffer*>& buffers() const { return buffers_; }
   /// The IPC handles of every buffer, in construction order (Buffer::ipc_handle()).
   [[nodiscard]] std::vector<std::string> ipc_handles() const;
 
@@ -271,6 +287,9 @@ class Problem {
   [[nodiscard]] Verdict compare_saved(std::size_t slot, std::size_t against) const;
   /// Guards intact and inputs unchanged, checked on the GPU: what a run must leave as it found it.
   [[nodiscard]] Verdict verify_unchanged() const;
+  /// True when some output's CPU reference covers only sampled positions: `labN check` then also compares every
+  /// element with the reference implementation's output on the same inputs.
+  [[nodiscard]] bool sampled_check() const;
 
  private:
   friend class Buffer;
