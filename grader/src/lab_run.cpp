@@ -161,7 +161,7 @@ class ExerciseGrader {
     x.name = spec.name;
     x.correctness_max = spec.correctness_points;
     x.performance_max = spec.performance_points;
-    const bool timed_ok = check(x) && time(x);
+    const bool timed_ok = check(x) && time(x) && reference_in_standing(x, spec);
     x.score = score_exercise({spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total,
                               timed_ok, timed_ok ? x.timing->student.median_ms : 0,
                               timed_ok ? x.timing->reference.median_ms : 0,
@@ -282,6 +282,27 @@ class ExerciseGrader {
     return true;
   }
 
+  // The sanity gate (kReferenceGateFraction): true when the manifest records no standing for the reference, or the
+  // reference reached enough of it in this run. Otherwise the run is invalid: correctness points stay as earned, the
+  // times stay in the results for a human to see, and no performance points are given.
+  static bool reference_in_standing(ExerciseResult& x, const ExerciseSpec& spec) {
+    if (!spec.reference_percent_of_ceiling) return true;
+    const double usual = *spec.reference_percent_of_ceiling;
+    // A lab that records a standing always reports both rates: a run without them cannot be checked, so not graded.
+    const auto measured = reference_percent_of_ceiling(*x.timing);
+    if (!measured)
+      return fail(x, Status::kInvalidRun,
+                  fmt::format("the run reports no rate for the reference or its ceiling, so the reference's standing "
+                              "(usually {:g}% of its ceiling) cannot be checked: this run is not graded",
+                              usual));
+    if (*measured < kReferenceGateFraction * usual)
+      return fail(x, Status::kInvalidRun,
+                  fmt::format("the reference ran at {:.1f}% of its ceiling where it usually reaches {:g}%: this run is "
+                              "not graded (a busy or throttled GPU?)",
+                              *measured, usual));
+    return true;
+  }
+
   static std::string untrusted(const ProcessResult& run, std::string_view what) {
     return fmt::format("{} process(es) started by {} survived SIGKILL, so its results cannot be trusted",
                        run.survivors, what);
@@ -308,8 +329,15 @@ std::string_view to_string(Status status) {
     case Status::kBadOutput: return "bad-output";
     case Status::kMissing: return "missing";
     case Status::kNoBinary: return "no-binary";
+    case Status::kInvalidRun: return "invalid-run";
   }
   return "?";
+}
+
+std::optional<double> reference_percent_of_ceiling(const Timing& timing) {
+  if (!timing.ceiling || !timing.reference.rate || !timing.ceiling->rate || !(*timing.ceiling->rate > 0))
+    return std::nullopt;
+  return 100 * *timing.reference.rate / *timing.ceiling->rate;
 }
 
 double LabResult::score() const {

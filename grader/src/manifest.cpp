@@ -118,7 +118,8 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     const json& e = exercises[i];
     const auto where = fmt::format("exercises[{}]", i);
     if (!e.is_object()) in.fail(where, "must be an object");
-    in.only_known(e, where, {"name", "correctness_points", "performance_points", "stub"});
+    in.only_known(e, where,
+                  {"name", "correctness_points", "performance_points", "stub", "reference_percent_of_ceiling"});
     ExerciseSpec spec;
     spec.name = in.string(e, "name", where + ".name");
     if (!names.insert(spec.name).second) in.fail(where + ".name", fmt::format("duplicate exercise '{}'", spec.name));
@@ -132,6 +133,9 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     } else {
       in.fail(where + ".stub", fmt::format("unknown value '{}' (expected \"slow\" or \"incorrect\")", stub));
     }
+    if (e.contains("reference_percent_of_ceiling"))
+      spec.reference_percent_of_ceiling = in.number(e, "reference_percent_of_ceiling",
+                                                    where + ".reference_percent_of_ceiling", {}, 0, true);
     m.exercises.push_back(std::move(spec));
   }
   return m;

@@ -84,6 +84,8 @@ json to_json(const ExerciseResult& x) {
   j["ceiling_rate"] = t && t->ceiling ? or_null(t->ceiling->rate) : json(nullptr);
   j["ceiling_what"] = t && t->ceiling ? json(t->ceiling_what) : json(nullptr);
   j["percent_of_ceiling"] = t ? or_null(t->percent_of_ceiling) : json(nullptr);
+  // What the sanity gate on the reference compared with the manifest's standing (status invalid-run).
+  j["reference_percent_of_ceiling"] = t ? or_null(reference_percent_of_ceiling(*t)) : json(nullptr);
   json peers = json::object();
   if (t)
     for (const auto& [name, p] : t->peers) peers[name] = {{"median_ms", p.median_ms}, {"rate", or_null(p.rate)}};

@@ -22,7 +22,9 @@
 //                         fork_chain      check becomes a chain of setsid'd processes, each forking the next and
 //                                         exiting at once, for 10 s; each writes its pid to FAKE_LAB_PID_FILE
 //                       Misbehaviour hits only impl `student` (the reference stays right, as in a real lab), except
-//                       no_gpu, which hits everything.
+//                       no_gpu, which hits everything, and slow_reference, a GPU that is busy while the reference
+//                       runs: whatever impl is timed, the `reference` runner takes FAKE_LAB_REFERENCE_SLOWDOWN times
+//                       its usual time (default 5).
 //   FAKE_LAB_EXERCISE   limits items without `:exercise` to that exercise.
 //   FAKE_LAB_STUDENT_MS comma-separated student medians (ms); with FAKE_LAB_COUNTER_FILE set, the n-th `time` run of
 //                       the student takes the n-th value (cycling), so repeats can differ on purpose.
@@ -30,7 +32,8 @@
 //   FAKE_LAB_PID_FILE   where a hanging fake (and each process of fork_chain) writes its pid: tests check that it
 //                       was killed.
 //
-// Timings (ms): copy reference 1.0, baseline 10.0, ceiling 0.9; gemm reference 2.0, baseline 40.0, ceiling 1.6.
+// Timings (ms): copy reference 1.0, baseline 10.0, ceiling 0.9; gemm reference 2.0, baseline 40.0, ceiling 1.6
+// (the reference at 90% and 80% of its ceiling, as the manifest records).
 // A good student runs at 1.02x the reference (full marks); slow_student runs at the baseline's time.
 
 #include <fcntl.h>
@@ -296,12 +299,15 @@ int run_time(const Exercise& ex, const std::string& impl, const std::string& res
   const double ms = impl == "reference" ? ex.reference_ms
                     : impl == "baseline" ? ex.baseline_ms
                                          : student_ms(ex, mode);
+  const std::string slowdown = env("FAKE_LAB_REFERENCE_SLOWDOWN");
+  const double reference_ms =
+      ex.reference_ms * (mode_for(ex.name) == "slow_reference" ? (slowdown.empty() ? 5.0 : std::stod(slowdown)) : 1.0);
   json ceiling = runner(ex.ceiling_ms, ex.work);
   ceiling["what"] = ex.ceiling_what;
   j["correct"] = true;
   j["message"] = "";
   j["runners"] = {{"student", runner(ms, ex.work)},
-                  {"reference", runner(ex.reference_ms, ex.work)},
+                  {"reference", runner(reference_ms, ex.work)},
                   {"baseline", runner(ex.baseline_ms, ex.work)},
                   {"ceiling", ceiling},
                   {"library", runner(ex.reference_ms / 2, ex.work)}};  // a peer, as lab 04's cub

@@ -71,6 +71,7 @@ TEST_CASE("grading a well-behaved lab gives full marks and complete results", "[
   CHECK_THAT(number(copy["rate"]), WithinAbs(2.0 * 4 * 268435456 / 1.02e-3 / 1e9, 1e-6));
   CHECK(copy["ceiling_what"] == "device-to-device copy");
   CHECK_THAT(number(copy["percent_of_ceiling"]), WithinAbs(90 / 1.02, 1e-9));
+  CHECK_THAT(number(copy["reference_percent_of_ceiling"]), WithinAbs(90, 1e-9));  // as the manifest records: graded
   const auto gemm = exercise(j, "gemm");
   CHECK(gemm["status"] == "ok");
   CHECK(gemm["tests_total"] == 6);
@@ -100,6 +101,11 @@ TEST_CASE("every failure mode of a lab is reported with its status and a score",
       {"slow_student", "ok", 6, 6, 4.0, "6/6 tests passed; 10.00x the reference time"},
       {"wrong_after_timing", "wrong", 6, 6, 4.0,
        "every test passed, but the timed run was wrong: output became wrong after the timed runs"},
+      // The reference at 5x its time: 18% of its ceiling where the manifest records 90%. The student, at 1.02x the
+      // usual reference, would look five times faster than it: the run is not graded.
+      {"slow_reference", "invalid-run", 6, 6, 4.0,
+       "the reference ran at 18.0% of its ceiling where it usually reaches 90%: this run is not graded (a busy or "
+       "throttled GPU?)"},
   }));
   CAPTURE(c.mode);
   const TempDir dir;
@@ -130,6 +136,29 @@ TEST_CASE("every failure mode of a lab is reported with its status and a score",
   CHECK(gemm["status"] == "ok");
   CHECK(number(gemm["score"]) == 10.0);
   CHECK_THAT(number(run.results["runs"][0]["labs"][0]["score"]), WithinAbs(10.0 + c.score, 1e-9));
+}
+
+TEST_CASE("the sanity gate refuses a reference below 0.6 of its usual standing, and only that", "[grader][e2e]") {
+  struct Case {
+    const char* slowdown;  // of the reference's time; the manifest records copy's reference at 90% of its ceiling
+    const char* status;
+    double score;
+  };
+  const auto c = GENERATE(values<Case>({
+      {"1.6", "ok", 10.0},           // 56.25% of the ceiling: at least 0.6 x 90%, graded (full marks at 1.02 ms)
+      {"1.7", "invalid-run", 4.0},   // 52.9%: below 54%, correctness points only
+  }));
+  CAPTURE(c.slowdown);
+  const TempDir dir;
+  const auto run = run_grade(dir, {"lab1", "--exercise", "copy"},
+                             {{"FAKE_LAB_MODE", "slow_reference:copy"}, {"FAKE_LAB_REFERENCE_SLOWDOWN", c.slowdown}});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.process.exit_code == 0);
+  const auto copy = exercise(run.results, "copy");
+  CHECK(copy["status"] == c.status);
+  CHECK_THAT(number(copy["score"]), WithinAbs(c.score, 1e-9));
+  CHECK_THAT(number(copy["reference_percent_of_ceiling"]), WithinAbs(90 / std::stod(c.slowdown), 1e-9));
+  CHECK(number(copy["median_ms"]["reference"]) == std::stod(c.slowdown));  // the times stay visible
 }
 
 TEST_CASE("the performance fraction of the real run follows the log scale", "[grader][e2e]") {
@@ -323,6 +352,19 @@ TEST_CASE("self-check exits 4 when a stub does not behave as its manifest says",
   CHECK_THAT(run.process.out, ContainsSubstring(c.failure));
   CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1: FAIL (3 of 4 expectations met)"));
   CHECK(run.results["self_check"]["passed"] == false);
+}
+
+TEST_CASE("self-check exits 4 when the reference ran far below its usual standing", "[grader][e2e][self_check]") {
+  const TempDir dir;
+  const auto run = run_grade(dir, {"lab1", "--self-check"}, {{"FAKE_LAB_MODE", "slow_reference:copy,wrong:gemm"}});
+  CAPTURE(run.process.out, run.process.err);
+  CHECK(run.process.exit_code == 4);
+  CHECK_THAT(run.process.out,
+             ContainsSubstring("self-check lab1 copy (reference, full marks): FAIL 9/9 tests, status invalid-run: the "
+                               "reference ran at 18.0% of its ceiling where it usually reaches 90%"));
+  CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1 gemm (reference, full marks): PASS"));
+  CHECK(run.results["self_check"]["passed"] == false);
+  CHECK(exercise(run.results, "copy")["status"] == "invalid-run");
 }
 
 TEST_CASE("the --repeat option grades N times and reports the spread between repeats", "[grader][e2e]") {

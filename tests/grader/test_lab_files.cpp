@@ -94,6 +94,19 @@ TEST_CASE("time results give the medians, noise, rates and ceiling", "[grader][l
   CHECK(f.timing->ceiling->rate == 4200);
   CHECK(f.timing->ceiling_what == "device-to-device copy");
   CHECK(f.timing->percent_of_ceiling == 2.9);
+  // What the sanity gate on the reference measures: the reference's rate over the ceiling's.
+  CHECK(grader::reference_percent_of_ceiling(*f.timing) == 100 * 3897.2 / 4200);
+}
+
+TEST_CASE("without both rates the reference's % of ceiling is unknown, which the gate refuses", "[grader][lab_files]") {
+  grader::Timing t;
+  t.reference = {0.551, 0.4, 3897.2};
+  CHECK_FALSE(grader::reference_percent_of_ceiling(t).has_value());  // no ceiling
+  t.ceiling = grader::RunnerTiming{0.5, 0.1, std::nullopt};
+  CHECK_FALSE(grader::reference_percent_of_ceiling(t).has_value());  // a ceiling without a rate
+  t.ceiling->rate = 4200;
+  t.reference.rate.reset();
+  CHECK_FALSE(grader::reference_percent_of_ceiling(t).has_value());  // a reference without a rate
 }
 
 TEST_CASE("incomplete or unusable time results say what is wrong", "[grader][lab_files]") {

@@ -1,5 +1,6 @@
 // Manifest parsing: defaults, and an error naming the file and the field for every malformed manifest.
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,8 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   const auto m = parse_manifest(R"({"title": "Memory coalescing", "weight": 2.5,
       "timeouts": {"check_s": 60, "time_s": 200}, "full_marks_at": 1.25,
       "exercises": [{"name": "scale", "correctness_points": 4, "performance_points": 6, "stub": "slow"},
-                    {"name": "saxpy", "correctness_points": 5.5, "performance_points": 0, "stub": "incorrect"}]})",
+                    {"name": "saxpy", "correctness_points": 5.5, "performance_points": 0, "stub": "incorrect",
+       "reference_percent_of_ceiling": 0.077}]})",
                                 "m.json");
   CHECK(m.title == "Memory coalescing");
   CHECK(m.weight == 2.5);
@@ -32,6 +34,7 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   CHECK(m.exercises[0].stub == StubKind::kSlow);
   CHECK(m.exercises[1].correctness_points == 5.5);
   CHECK(m.exercises[1].stub == StubKind::kIncorrect);
+  CHECK(m.exercises[1].reference_percent_of_ceiling == 0.077);
 }
 
 TEST_CASE("optional manifest fields take their defaults", "[grader][manifest]") {
@@ -42,6 +45,7 @@ TEST_CASE("optional manifest fields take their defaults", "[grader][manifest]") 
   CHECK(m.check_timeout_s == 120);
   CHECK(m.time_timeout_s == 300);
   CHECK(m.full_marks_at == 1.1);
+  CHECK_FALSE(m.exercises[0].reference_percent_of_ceiling.has_value());  // no sanity gate on the reference
   const auto partial = parse_manifest(
       R"({"title": "T", "timeouts": {"time_s": 50},
           "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
@@ -131,6 +135,16 @@ TEST_CASE("malformed manifests are rejected naming the file and the field", "[gr
        "field 'rules.allow_symbols[0]': must name something"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "rules": {}}]})",
        "field 'exercises[0].rules': unknown field"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_of_ceiling": 0}]})",
+       "field 'exercises[0].reference_percent_of_ceiling': must be > 0, not 0"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_of_ceiling": -90}]})",
+       "field 'exercises[0].reference_percent_of_ceiling': must be > 0"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_of_ceiling": "90"}]})",
+       "field 'exercises[0].reference_percent_of_ceiling': must be a number, not \"90\""},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_of_ceiling": null}]})",
+       "field 'exercises[0].reference_percent_of_ceiling': must be a number, not null"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_ceiling": 90}]})",
+       "field 'exercises[0].reference_percent_ceiling': unknown field"},
   }));
   CAPTURE(c.text);
   REQUIRE_THROWS_AS(parse_manifest(c.text, "labs/07_x/manifest.json"), ManifestError);
@@ -153,4 +167,21 @@ TEST_CASE("the fake lab's own manifest is valid", "[grader][manifest]") {
   REQUIRE(m.exercises.size() == 2);
   CHECK(m.exercises[0].name == "copy");
   CHECK(m.exercises[1].stub == StubKind::kIncorrect);
+  CHECK(m.exercises[0].reference_percent_of_ceiling == 90);  // the fake reference: ceiling 0.9 ms, reference 1.0 ms
+  CHECK(m.exercises[1].reference_percent_of_ceiling == 80);
+}
+
+TEST_CASE("every course lab records its reference's standing for the sanity gate", "[grader][manifest]") {
+  // Filled from results/h100.json (the reference graded in the student slot); without it a lab's runs are not gated.
+  int exercises = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(COURSE_LABS_DIR)) {
+    const auto file = entry.path() / "manifest.json";
+    if (!std::filesystem::is_regular_file(file)) continue;
+    for (const auto& spec : grader::load_manifest(file).exercises) {
+      CAPTURE(file.string(), spec.name);
+      CHECK(spec.reference_percent_of_ceiling.has_value());
+      ++exercises;
+    }
+  }
+  CHECK(exercises >= 24);  // 7 labs
 }

@@ -105,12 +105,14 @@ TEST_CASE("the results JSON holds every field and parses back", "[grader][report
   CHECK(scale["ceiling_rate"] == 4200.0);
   CHECK(scale["ceiling_what"] == "device-to-device copy");
   CHECK(scale["percent_of_ceiling"] == 2.9);
+  CHECK_THAT(scale["reference_percent_of_ceiling"].get<double>(), WithinAbs(100 * 3897.2 / 4200, 1e-9));
 
   const auto& saxpy = lab["exercises"][1];
   CHECK(saxpy["status"] == "crash");
   CHECK_THAT(saxpy["message"].get<std::string>(), ContainsSubstring("SIGSEGV"));
   CHECK(saxpy["score"] == 2.0);
-  for (const char* key : {"unit", "rate", "ceiling_rate", "ceiling_what", "percent_of_ceiling"}) {
+  for (const char* key :
+       {"unit", "rate", "ceiling_rate", "ceiling_what", "percent_of_ceiling", "reference_percent_of_ceiling"}) {
     CAPTURE(key);
     CHECK(saxpy[key].is_null());
   }

@@ -29,9 +29,11 @@ enum class Status {
   kBadOutput,  ///< the results are missing, unparseable, or contradict what the grader asked for
   kMissing,    ///< exit 113: the implementation has no launcher for this exercise
   kNoBinary,   ///< the lab binary is not built
+  kInvalidRun, ///< correct, but the reference ran far below its usual % of ceiling: no performance points
 };
 
-/// The status as printed and stored in JSON: ok, wrong, timeout, crash, cuda-error, bad-output, missing, no-binary.
+/// The status as printed and stored in JSON: ok, wrong, timeout, crash, cuda-error, bad-output, missing, no-binary,
+/// invalid-run.
 std::string_view to_string(Status status);
 
 /// One runner's numbers from a timed run.
@@ -53,6 +55,18 @@ struct Timing {
   /// The lab's extra numbers (ratios to a library, overlap fractions): reported, not graded.
   std::map<std::string, double> metrics;
 };
+
+/// The reference's rate over the ceiling's, in percent; empty when the run lacks either rate.
+std::optional<double> reference_percent_of_ceiling(const Timing& timing);
+
+/// The sanity gate on the reference (docs/threat-model.md): a run in which the reference reaches less than this
+/// fraction of the % of ceiling its manifest records (`reference_percent_of_ceiling`) is an invalid run, not a grade.
+/// Every runner's time is compared with the reference's, so a reference slowed by something else on the GPU (work
+/// left running, a throttled or shared GPU) would make every student look fast. The gate is loose because GPUs
+/// differ: the manifests record an H100, and on an H200 (more bandwidth, so a faster copy ceiling) the references of
+/// the atomics and of lab 2's block_sums reach 0.70x of their H100 standing (results/h100.json, results/h200.json);
+/// 0.6 leaves room for that while a reference at half its usual standing or worse is caught.
+inline constexpr double kReferenceGateFraction = 0.6;
 
 /// The outcome of one exercise: always filled in, whatever the binary did.
 struct ExerciseResult {

@@ -6,6 +6,7 @@
 /// field (`labs/01_coalescing/manifest.json: field 'exercises[1].stub': ...`).
 
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -34,6 +35,9 @@ struct ExerciseSpec {
   double correctness_points = 0;   ///< shared among the tests (partial credit)
   double performance_points = 0;   ///< scaled by the performance fraction
   StubKind stub = StubKind::kSlow;
+  /// The % of its ceiling the reference reaches on the course's GPU (`"reference_percent_of_ceiling"`, optional):
+  /// a run whose reference falls far below it is not graded (status invalid-run, grader/lab_run.hpp).
+  std::optional<double> reference_percent_of_ceiling;
 
   /// correctness_points + performance_points.
   double max_score() const { return correctness_points + performance_points; }
