@@ -109,8 +109,13 @@ int time(const TimeRequest& request) {
 
   std::map<std::string, std::unique_ptr<Runner>> runners;
   for (const auto& role : roles) {
-    runners[role] = make_runner(impl_of.at(role));
-    runners[role]->open(spec->name, *problem);
+    try {
+      runners[role] = make_runner(impl_of.at(role));
+      runners[role]->open(spec->name, *problem);
+    } catch (const RunnerFailure& e) {  // the student's runner died before its first run (a static initializer?)
+      if (role != "student") throw std::logic_error("the " + role + "'s runner failed: " + e.what());
+      return wrong(std::string("the submission's runner failed before its first run: ") + e.what());
+    }
   }
   /// One run of `role` on freshly poisoned outputs, checked (on the GPU where the problem allows); the runner's times,
   /// or a failure message. Problems checked only on the host (lab 07's host arrays) are checked around the timing.
