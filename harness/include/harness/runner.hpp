@@ -36,6 +36,7 @@ struct RunnerSample {
 /// The implementation failed to run: its launcher threw, a CUDA call failed, or its runner process died.
 class RunnerFailure : public std::runtime_error {
  public:
+  /// A failure described by `what`; `fatal` when the runner is gone.
   RunnerFailure(const std::string& what, bool fatal) : std::runtime_error(what), fatal_(fatal) {}
   /// True when the runner is gone (crashed, or a sticky CUDA error): a new one is needed for the next case.
   [[nodiscard]] bool fatal() const noexcept { return fatal_; }
