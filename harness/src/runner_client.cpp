@@ -108,7 +108,8 @@ std::string list_output(const fs::path& program) {
   return text;
 }
 
-/// A runner program, spawned on first use and killed with whatever it started when this object goes.
+/// A runner program, started when this object is made and killed when it goes (it is in the lab binary's process
+/// group; what it moved out of that group is `grade`'s to end, as a subreaper).
 class RemoteRunner final : public Runner {
  public:
   RemoteRunner(fs::path program, std::string name) : program_(std::move(program)), name_(std::move(name)) { spawn(); }

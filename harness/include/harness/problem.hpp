@@ -108,7 +108,6 @@ class Buffer {
 
  protected:
   [[nodiscard]] void* raw_data() const;  ///< start of the data, after the guard
-  [[nodiscard]] std::size_t bytes() const { return bytes_; }  ///< bytes of data, guards excluded
   /// False if anything wrote into the guard zones before or after the data.
   [[nodiscard]] bool guards_intact() const;
   /// Copies the data to `host` (synchronous).
