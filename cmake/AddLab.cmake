@@ -123,7 +123,26 @@ function(add_lab dir)
     add_test(NAME ${lab}.${impl}.rejected COMMAND ${checker} check --impl ${impl} --expect-reject)
     list(APPEND gpu_tests ${lab}.${impl}.rejected)
   endforeach()
-  set_tests_properties(${gpu_tests} ${hostile_tests} PROPERTIES SKIP_RETURN_CODE 111 LABELS "gpu;${lab}")
+  # The checker's mutation suite through the real binary (issue 13): the reference's runner spoiling its outputs in
+  # every generic way (harness/src/runner/mutations.hpp) must be rejected by `check`, and by the verification of
+  # timed runs for the lab's first exercise (the same device path serves every exercise). Not for an in-process lab.
+  set(mutant_tests)
+  if(NOT in_process)
+    foreach(mutation zeros constant sampled_only shifted tail_missing one_element_off nan stale)
+      add_test(NAME ${lab}.mutant_${mutation}.rejected
+               COMMAND ${lab} check --impl mutant:${mutation} --seeds 1,2 --expect-reject)
+      list(APPEND gpu_tests ${lab}.mutant_${mutation}.rejected)
+    endforeach()
+    string(JSON first_exercise GET "${manifest}" exercises 0 name)
+    foreach(mutation sampled_only stale)
+      set(name ${lab}.mutant_${mutation}.timed_${first_exercise}.refused)
+      add_test(NAME ${name} COMMAND ${lab} time --impl mutant:${mutation} --exercise ${first_exercise} --max-seconds 1)
+      set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "\"correct\": false")
+      list(APPEND mutant_tests ${name})
+    endforeach()
+  endif()
+  set_tests_properties(${gpu_tests} ${hostile_tests} ${mutant_tests} PROPERTIES SKIP_RETURN_CODE 111
+                       LABELS "gpu;${lab}")
 
   # CPU tests of the lab (references, generators, the manifest agreeing with the code): run in CI.
   set(cpu_test_target ${lab}_cpu_tests)

@@ -16,8 +16,16 @@ namespace {
 // 64 KiB of guard on each side: more than any block (1024 threads x 16 bytes x 4 vectors) can overrun by, and a
 // multiple of 256 so the data stays as aligned as cudaMalloc's own pointers (float4 loads need 16 bytes).
 constexpr std::size_t kGuardBytes = 64 * 1024;
-constexpr unsigned char kGuardByte = 0xA5;   // 0xA5A5A5A5 is -2.9e-16f: a value no test expects
-constexpr unsigned char kPoisonByte = 0xFF;  // 0xFFFFFFFF is a NaN as a float, -1 as an int
+// What a kernel reads outside its arrays, and what an output holds until the kernel writes it: a 32-bit word that is
+// a NaN as a float (it survives every sum, product and comparison with a NaN check) and INT_MAX as an int32 (any sum
+// that takes it in is off by about 2^31, or overflows). A read past the end must change the answer visibly: the old
+// guard byte 0xA5 read as -2.9e-16f, which vanished in any float sum of integer-valued inputs.
+constexpr std::uint32_t kGuardWord = 0x7FFFFFFFu;
+constexpr std::uint32_t kPoisonWord = 0x7FFFFFFFu;
+/// Byte `offset` of an allocation filled with `word` from its start (little-endian).
+constexpr unsigned char pattern_byte(std::uint32_t word, std::size_t offset) {
+  return static_cast<unsigned char>(word >> (8 * (offset % 4)));
+}
 }  // namespace
 
 std::string Shape::str() const {
@@ -88,8 +96,8 @@ Buffer::Buffer(Problem& owner, Role role, std::string name, std::size_t bytes)
     CUDA_CHECK(cudaIpcOpenMemHandle(&mapped_, handle, cudaIpcMemLazyEnablePeerAccess));
   } else if (!host_only()) {
     storage_ = DeviceBuffer<unsigned char>(bytes + 2 * kGuardBytes);
-    CUDA_CHECK(cudaMemset(storage_.get(), kGuardByte, storage_.bytes()));
-    CUDA_CHECK(cudaDeviceSynchronize());  // cudaMemset is asynchronous: finish before any stream can touch it
+    detail::fill_words(storage_.get(), storage_.bytes(), kGuardWord, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());  // the fill is asynchronous: finish before any stream can touch it
   }
   owner.buffers_.push_back(this);
 }
@@ -108,18 +116,21 @@ void* Buffer::raw_data() const {
   return static_cast<unsigned char*>(mapped_ ? mapped_ : storage_.get()) + kGuardBytes;
 }
 
-void Buffer::poison(cudaStream_t stream) { CUDA_CHECK(cudaMemsetAsync(raw_data(), kPoisonByte, bytes_, stream)); }
+void Buffer::poison(cudaStream_t stream) { detail::fill_words(raw_data(), bytes_, kPoisonWord, stream); }
 
 bool Buffer::guards_intact() const {
   std::vector<unsigned char> guard(kGuardBytes);
-  const auto intact = [&] {
-    return std::all_of(guard.begin(), guard.end(), [](unsigned char b) { return b == kGuardByte; });
+  // `offset`: where the guard starts in the allocation, which was filled with the pattern from its first byte.
+  const auto intact = [&](std::size_t offset) {
+    for (std::size_t k = 0; k < guard.size(); ++k)
+      if (guard[k] != pattern_byte(kGuardWord, offset + k)) return false;
+    return true;
   };
   const auto* data = static_cast<const unsigned char*>(raw_data());
   CUDA_CHECK(cudaMemcpy(guard.data(), data - kGuardBytes, kGuardBytes, cudaMemcpyDeviceToHost));
-  if (!intact()) return false;
+  if (!intact(0)) return false;
   CUDA_CHECK(cudaMemcpy(guard.data(), data + bytes_, kGuardBytes, cudaMemcpyDeviceToHost));
-  return intact();
+  return intact(kGuardBytes + bytes_);
 }
 
 void Buffer::download(void* host) const { CUDA_CHECK(cudaMemcpy(host, raw_data(), bytes_, cudaMemcpyDeviceToHost)); }
