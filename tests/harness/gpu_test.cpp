@@ -39,7 +39,7 @@ class CopyProblem final : public harness::Problem {
   }
   [[nodiscard]] harness::Work work() const override { return {8.0 * n_, 0}; }
   float* y() { return y_.data(); }
-  float* x() { return x_.data(); }
+  const float* x() const { return x_.data(); }
   std::int64_t n_;
   harness::Input<float> x_;
   harness::Output<float> y_;
