@@ -204,6 +204,7 @@ class ExerciseGrader {
                              kResultsPath, "--seeds", join(plan.seeds)},
                             check_timeout_s_);
     x.wall_s += run.wall_s;
+    x.check_s = run.wall_s;
 
     CheckFile f = parse_check_results(run.results, x.name);
     if (run.results_truncated) f.error = fmt::format("more than {} bytes", ProcessOptions{}.capture_limit);
@@ -254,6 +255,7 @@ class ExerciseGrader {
                              kResultsPath, "--seed", std::to_string(plan.seed)},
                             time_timeout_s_);
     x.wall_s += run.wall_s;
+    x.time_s = run.wall_s;
 
     TimeFile f = parse_time_results(run.results);
     if (run.results_truncated) f.error = fmt::format("more than {} bytes", ProcessOptions{}.capture_limit);

@@ -261,7 +261,9 @@ int run(int argc, char** argv) {
                                        : fmt::format("(impl: {})", impl);
       for (const LabEntry* lab : usable) {
         const Manifest& manifest = manifests.at(lab->number);
+        const auto began = std::chrono::steady_clock::now();
         auto result = grade_lab(*lab, manifest, options);
+        result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         fmt::print("{}\n", format_lab_table(result, note));
         std::fflush(stdout);
         if (cli.self_check) {
