@@ -50,20 +50,23 @@ add_custom_command(OUTPUT ${_marp}
   COMMENT "Installing marp-cli" VERBATIM)
 add_custom_target(slides-npm DEPENDS ${_marp})
 
-# The input first: --theme-set takes a list and would swallow a path written after it.
-set(_marp_options --html --allow-local-files --theme-set ${PROJECT_SOURCE_DIR}/slides/course.css)
+# The input first: --theme-set takes a list and would swallow a path written after it. The config turns off
+# markdown-it's `breaks`, so a paragraph wrapped in the deck's source is one paragraph on the slide.
+set(_slide_style ${PROJECT_SOURCE_DIR}/slides/course.css ${PROJECT_SOURCE_DIR}/slides/marp.config.json)
+set(_marp_options --html --allow-local-files --config-file ${PROJECT_SOURCE_DIR}/slides/marp.config.json
+    --theme-set ${PROJECT_SOURCE_DIR}/slides/course.css)
 set(_slides_out "")
 foreach(_md IN LISTS _slides_md)
   get_filename_component(_stem ${_md} NAME_WE)
   add_custom_command(OUTPUT ${COURSE_SLIDES_DIR}/${_stem}.html
     COMMAND ${COURSE_NODE} ${_marp} ${_md} ${_marp_options} -o ${COURSE_SLIDES_DIR}/${_stem}.html
-    DEPENDS ${_md} slides-npm ${PROJECT_SOURCE_DIR}/slides/course.css COMMENT "marp: ${_stem}.html" VERBATIM)
+    DEPENDS ${_md} slides-npm ${_slide_style} COMMENT "marp: ${_stem}.html" VERBATIM)
   list(APPEND _slides_out ${COURSE_SLIDES_DIR}/${_stem}.html)
   if(COURSE_CHROMIUM)
     add_custom_command(OUTPUT ${COURSE_SLIDES_DIR}/${_stem}.pdf
       COMMAND ${CMAKE_COMMAND} -E env CHROME_PATH=${COURSE_CHROMIUM} ${COURSE_NODE} ${_marp} ${_md} --pdf
               ${_marp_options} -o ${COURSE_SLIDES_DIR}/${_stem}.pdf
-      DEPENDS ${_md} slides-npm ${PROJECT_SOURCE_DIR}/slides/course.css COMMENT "marp: ${_stem}.pdf" VERBATIM)
+      DEPENDS ${_md} slides-npm ${_slide_style} COMMENT "marp: ${_stem}.pdf" VERBATIM)
     list(APPEND _slides_out ${COURSE_SLIDES_DIR}/${_stem}.pdf)
   endif()
 endforeach()

@@ -71,12 +71,14 @@ std::string marked_region(const fs::path& source_dir, const std::string& spec) {
   }
   if (state == 0) throw Error(fmt::format("{}: no marker '{}'", path, begin));
   if (state == 1) throw Error(fmt::format("{}: marker '{}' has no '{}'", path, begin, end));
+  // Common indentation goes; preprocessor lines (`#pragma unroll`, always in column 0) do not count.
+  const auto directive = [](const std::string& l) { return trim(l).starts_with("#"); };
   std::size_t indent = std::string::npos;
   for (const auto& l : body)
-    if (!trim(l).empty()) indent = std::min(indent, l.find_first_not_of(' '));
+    if (!trim(l).empty() && !directive(l)) indent = std::min(indent, l.find_first_not_of(' '));
   if (indent == std::string::npos) throw Error(fmt::format("{}: region '{}' is empty", path, name));
   std::string code = fmt::format("```cpp\n// {}\n", path);
-  for (const auto& l : body) code += (l.size() > indent ? l.substr(indent) : trim(l)) + "\n";
+  for (const auto& l : body) code += (l.size() > indent && !directive(l) ? l.substr(indent) : trim(l)) + "\n";
   return code + "```";
 }
 
