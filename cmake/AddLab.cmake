@@ -84,9 +84,10 @@ function(add_lab dir)
     _lab_implementation(${fixtures} ${dir} ${sources} wrong_${bug} ${source} "${impl_host}")
     list(APPEND wrong_impls wrong_${bug})
   endforeach()
-  # Hostile fixtures, solutions/NN_name/hostile/<exercise>-<trick>.cu: right answers with a trick that only a timed run
-  # can see. Those whose header says "must refuse" are GPU tests: `labN time` must call their output wrong. (Their
-  # first line is the static check's expected verdict: tests/exploits/CMakeLists.txt.)
+  # Hostile fixtures, solutions/NN_name/hostile/<exercise>-<trick>.cu: right answers with a trick that only a run
+  # can see. Those whose header says "must refuse" are GPU tests: `labN time` must call their output wrong; "must be
+  # harmless": `labN check` must pass, because the trick fails. (Their first line is the static check's expected
+  # verdict: tests/exploits/CMakeLists.txt.)
   file(GLOB hostile_sources CONFIGURE_DEPENDS ${solutions}/hostile/*.cu)
   set(hostile_tests)
   foreach(source IN LISTS hostile_sources)
@@ -99,6 +100,10 @@ function(add_lab dir)
                COMMAND ${checker} time --impl hostile_${trick} --exercise ${exercise} --max-seconds 2)
       set_tests_properties(${lab}.hostile_${trick}.refused PROPERTIES PASS_REGULAR_EXPRESSION "\"correct\": false")
       list(APPEND hostile_tests ${lab}.hostile_${trick}.refused)
+    elseif(header MATCHES "must be harmless")
+      # Its trick must fail: it answers right only when it could not do what it tried, so the check must pass.
+      add_test(NAME ${lab}.hostile_${trick}.harmless COMMAND ${checker} check --impl hostile_${trick} --exercise ${exercise})
+      list(APPEND hostile_tests ${lab}.hostile_${trick}.harmless)
     endif()
   endforeach()
 
