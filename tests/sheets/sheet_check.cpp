@@ -254,7 +254,7 @@ class Checker {
     for (auto it = std::sregex_iterator(b.text.begin(), b.text.end(), code); it != std::sregex_iterator(); ++it)
       blank(rest, it->position(0), it->position(0) + it->length(0));
     static const std::regex with_unit(
-        R"((?:^|[^A-Za-z0-9_.^])(\d[\d,]*(?:\.\d+)?)\s?(ms|us|µs|ns|ps|GB/s|GiB/s|MB/s|TB/s|GFLOP/s|TFLOP/s)(?![A-Za-z]))");
+        R"((?:^|[^A-Za-z0-9_.^])(\d[\d,]*(?:\.\d+)?)\s?(ms|us|µs|ns|ps|s|GB/s|GiB/s|MB/s|TB/s|GFLOP/s|TFLOP/s)(?![A-Za-z/]))");
     static const std::regex speaks_of_measuring(R"(measur|anchor)", std::regex::icase);
     static const std::regex figure(
         R"((?:^|[^A-Za-z0-9_.^])(\d+\.\d+x?|\d+(?:\.\d+)?\s?%|\d+(?:\.\d+)?x(?![A-Za-z0-9])|\d{1,3}(?:,\d{3})+))");

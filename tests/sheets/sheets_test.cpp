@@ -104,7 +104,7 @@ TEST_CASE("a marked number is checked against the results file it names", "[shee
 
 TEST_CASE("an unmarked measurement is a finding unless it is marked as napkin math", "[sheets]") {
   SECTION("a time or a rate with its unit") {
-    for (const char* text : {"The kernel takes 0.25 ms.", "It reads at 4221 GB/s.", "cuBLAS: 51 TFLOP/s"}) {
+    for (const char* text : {"The kernel takes 0.25 ms.", "It reads at 4221 GB/s.", "cuBLAS: 51 TFLOP/s", "A run takes 20 s."}) {
       CAPTURE(text);
       const auto f = sheets::check_sheet(std::string(text) + "\n", in_lab1());
       REQUIRE(f.size() == 1);
