@@ -14,6 +14,8 @@
 #
 # Builds the executable labN at the build root (and `grade` with it), labN-fixtures with the known-wrong fixtures for
 # the tests, and registers the GPU tests (skipped, exit 111, without a GPU) and the CPU tests.
+include(${CMAKE_CURRENT_LIST_DIR}/StudentCopy.cmake)
+
 function(add_lab dir)
   get_filename_component(id ${dir} NAME)
   string(REGEX MATCH "^([0-9]+)_" _ ${id})
@@ -21,10 +23,9 @@ function(add_lab dir)
   set(lab lab${number})
   set(solutions ${PROJECT_SOURCE_DIR}/solutions/${id})
 
-  # The student's working copy starts as the stub. It is not tracked, so the shipped stub stays the baseline.
-  if(NOT EXISTS ${dir}/student.cu)
-    file(COPY_FILE ${dir}/stub.cu ${dir}/student.cu)
-  endif()
+  # The student's working copy starts as the stub. It is not tracked, so the shipped stub stays the baseline; a stub
+  # changed after the copy was made is reported, the copy kept (cmake/StudentCopy.cmake).
+  course_student_copy(${dir})
   string(TOUPPER ${lab} LAB)
   set(${LAB}_STUDENT_SOURCE ${dir}/student.cu CACHE FILEPATH
       "The file compiled as ${lab}'s 'student' implementation (point it at a submission to grade it)")
