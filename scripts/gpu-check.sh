@@ -65,6 +65,15 @@ step "every test, GPU required"
 (cd "$build" && ctest -j4 --output-on-failure) >"$out/ctest.log" 2>&1 || status=1
 grep -E "tests passed|Failed|\*\*\*" "$out/ctest.log" | tail -25
 
+if builds 01_coalescing && [ "$(id -u)" = 0 ]; then
+  step "run as root, runners drop to nobody: one that nobody cannot start says why"
+  private=$(mktemp -d /root/course-private.XXXXXX)
+  cp -r "$build/lab1" "$build/runners" "$private/" && chmod 700 "$private"
+  "$private/lab1" check --impl reference --exercise scale --seeds 1 2>&1 | grep -o "cannot start.*COURSE_RUNNER_GID" \
+    | tee -a "$out/ctest.log" | grep -q . || { echo "FAILED: no clear message"; status=1; }
+  rm -rf "$private"
+fi
+
 if builds 01_coalescing; then
   step "a hostile kernel on a private stream never joined to the harness's: graded at its true time?"
   (cd "$build" && ./grade lab1 --impl hostile_scale-private_stream --exercise scale --commit "$commit" \

@@ -88,6 +88,7 @@ Identity unprivileged_identity() {
   }
   if (const char* uid = std::getenv("COURSE_RUNNER_UID")) id.uid = static_cast<uid_t>(std::stoul(uid));
   if (const char* gid = std::getenv("COURSE_RUNNER_GID")) id.gid = static_cast<gid_t>(std::stoul(gid));
+  id.drop = id.uid != 0;  // COURSE_RUNNER_UID=0 keeps root: the submission could then reach everything
   return id;
 }
 
@@ -178,6 +179,20 @@ class RemoteRunner final : public Runner {
     for (auto& a : args_) argv.push_back(a.data());
     argv.push_back(nullptr);
     const Identity runner_identity = unprivileged_identity();
+    // What the child answers if it cannot become the runner (it may only write, after fork): the usual cause is a
+    // build folder that the unprivileged user cannot read, such as one under /root.
+    const std::string cannot_start =
+        json{{"ok", false},
+             {"sticky", true},
+             {"error", runner_identity.drop
+                           ? "cannot start " + path + " as the unprivileged user (uid " +
+                                 std::to_string(runner_identity.uid) +
+                                 ") that runners run as when the lab binary is root: build in a folder that user can "
+                                 "read (not under /root), or name another user with COURSE_RUNNER_UID and "
+                                 "COURSE_RUNNER_GID"
+                           : "cannot start " + path}}
+            .dump() +
+        "\n";
     const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -194,9 +209,12 @@ class RemoteRunner final : public Runner {
       // open its results pipe through /proc, kill the grader. Drop to an unprivileged identity first, or not run.
       if (runner_identity.drop &&
           (::setgroups(0, nullptr) != 0 || ::setresgid(runner_identity.gid, runner_identity.gid, runner_identity.gid) != 0 ||
-           ::setresuid(runner_identity.uid, runner_identity.uid, runner_identity.uid) != 0))
+           ::setresuid(runner_identity.uid, runner_identity.uid, runner_identity.uid) != 0)) {
+        [[maybe_unused]] auto written = ::write(4, cannot_start.data(), cannot_start.size());
         ::_exit(126);
+      }
       ::execve(argv[0], argv.data(), envp.data());
+      [[maybe_unused]] auto written = ::write(4, cannot_start.data(), cannot_start.size());
       ::_exit(127);
     }
     ::close(commands[0]);
