@@ -187,12 +187,16 @@ class RemoteRunner final : public Runner {
              {"error", runner_identity.drop
                            ? "cannot start " + path + " as the unprivileged user (uid " +
                                  std::to_string(runner_identity.uid) +
-                                 ") that runners run as when the lab binary is root: build in a folder that user can "
-                                 "read (not under /root), or name another user with COURSE_RUNNER_UID and "
+                                 ") that runners run as when the lab binary is root: the program must be executable "
+                                 "by that user (mode 755), or name another user with COURSE_RUNNER_UID and "
                                  "COURSE_RUNNER_GID"
                            : "cannot start " + path}}
             .dump() +
         "\n";
+    // The program is opened here, by the referee's own user, and executed through that descriptor: a runner dropped
+    // to an unprivileged user starts even when the build folder is one only root can enter (a home under /root).
+    const int program_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (program_fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
     const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -204,7 +208,9 @@ class RemoteRunner final : public Runner {
       ::dup2(2, 1);  // the student's printf goes to stderr: the referee's stdout carries nothing of theirs
       const int null_fd = ::open("/dev/null", O_RDONLY);
       if (null_fd >= 0) ::dup2(null_fd, 0);
-      ::close_range(5, ~0u, 0);
+      ::dup2(program_fd, 5);  // dup2 clears close-on-exec: set it again, the runner has no use for it
+      ::fcntl(5, F_SETFD, FD_CLOEXEC);
+      ::close_range(6, ~0u, 0);
       // Run as root (a grading machine's batch job often is), the submission could reach anything: trace the referee,
       // open its results pipe through /proc, kill the grader. Drop to an unprivileged identity first, or not run.
       if (runner_identity.drop &&
@@ -213,10 +219,11 @@ class RemoteRunner final : public Runner {
         [[maybe_unused]] auto written = ::write(4, cannot_start.data(), cannot_start.size());
         ::_exit(126);
       }
-      ::execve(argv[0], argv.data(), envp.data());
+      ::fexecve(5, argv.data(), envp.data());
       [[maybe_unused]] auto written = ::write(4, cannot_start.data(), cannot_start.size());
       ::_exit(127);
     }
+    ::close(program_fd);
     ::close(commands[0]);
     ::close(replies[1]);
     to_ = commands[1];
