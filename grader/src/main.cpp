@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "grader/batch.hpp"
 #include "grader/discovery.hpp"
 #include "grader/lab_run.hpp"
 #include "grader/manifest.hpp"
@@ -329,6 +330,9 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   kill_child_on_interrupt();
   try {
+    // Subcommands for a whole class (docs/batch.md); everything else grades labs.
+    if (argc > 1 && std::string(argv[1]) == "batch") return grader::batch::batch_main(argc - 1, argv + 1, COURSE_LABS_DIR);
+    if (argc > 1 && std::string(argv[1]) == "merge") return grader::batch::merge_main(argc - 1, argv + 1);
     return run(argc, argv);
   } catch (const std::exception& e) {
     // Lab misbehaviour never lands here; this is the grader's own environment (disk, memory).
