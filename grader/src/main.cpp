@@ -57,6 +57,8 @@ Examples:
   grade lab1 --repeat 3               grade three times and print the largest score difference
   grade lab1 --seeds 101,202,303      chosen seeds for the correctness tests (default: fresh random ones)
   grade --list                        which labs exist and which are built
+  grade batch SUBMISSIONS_DIR --labs lab1   grade a class, one folder per student (docs/batch.md; grade batch --help)
+  grade merge RESULTS... --output class.json  combine per-student results and shards into one class file
 
 Exit codes:
   0  graded (whatever the score)
