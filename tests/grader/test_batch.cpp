@@ -310,13 +310,18 @@ TEST_CASE("grade batch --slurm writes a job array of shards on one GPU each and 
   CHECK_FALSE(fs::exists(c.results / "students"));  // nothing graded here
 }
 
-TEST_CASE("the recipe CMake writes for lab 1 builds the stub into a runner that lab1 lists", "[batch][slow]") {
-  const fs::path recipe_file = fs::path(COURSE_BIN_DIR) / "submission" / "lab1.json";
-  if (!fs::exists(recipe_file) || !fs::exists(fs::path(COURSE_BIN_DIR) / "lab1"))
-    SKIP("lab 1 is not configured and built here (make lab1)");
+namespace {
+
+// Builds lab N's stub by the recipe CMake wrote (build/submission/labN.json) and asks the private lab binary to
+// list its implementations (no GPU needed): the student's must have the stub's exercises.
+void build_stub_by_recipe(int lab, const std::string& id) {
+  const fs::path bin = COURSE_BIN_DIR;
+  const fs::path recipe_file = bin / "submission" / fmt::format("lab{}.json", lab);
+  if (!fs::exists(recipe_file) || !fs::exists(bin / fmt::format("lab{}", lab)))
+    SKIP(fmt::format("lab {} is not configured and built here (make lab{})", lab, lab));
   const auto recipe = batch::load_recipe(recipe_file);
-  CHECK(recipe.id == "01_coalescing");
-  // Every file the commands name exists (objects, libraries, tools) once lab1 is built.
+  CHECK(recipe.id == id);
+  // Every file the commands name exists (objects, libraries, tools) once the lab is built.
   for (const auto* argv : {&recipe.compile, &recipe.check, &recipe.link})
     for (const auto& arg : *argv)
       if (!arg.empty() && arg[0] == '/') {
@@ -324,19 +329,28 @@ TEST_CASE("the recipe CMake writes for lab 1 builds the stub into a runner that 
         CHECK(fs::exists(arg));
       }
   TempDir dir;
-  const auto built = batch::build_submission(recipe, fs::path(COURSE_LABS_DIR) / "01_coalescing" / "stub.cu",
-                                             dir.path / "lab1", 600);
+  const auto built = batch::build_submission(recipe, fs::path(COURSE_LABS_DIR) / id / "stub.cu", dir.path / "lab", 600);
   INFO(built.message);
   REQUIRE(built.kind == batch::BuildOutcome::Kind::kBuilt);
-  const auto list = run({(built.bin_dir / "lab1").string(), "list"});
+  const auto list = run({(built.bin_dir / fmt::format("lab{}", lab)).string(), "list"});
   INFO(list.out << list.err);
   REQUIRE(list.exit_code == 0);
   const auto j = json::parse(list.out);
   CHECK(j.at("implementations").at("student") == j.at("implementations").at("baseline"));
   CHECK(j.at("implementations").contains("reference"));
 
-  write_text(dir.path / "broken.cu", "#include \"coalescing.hpp\"\nint f() { return x; }\n");
+  write_text(dir.path / "broken.cu", "int f() { return x; }\n");
   const auto broken = batch::build_submission(recipe, dir.path / "broken.cu", dir.path / "broken", 600);
   CHECK(broken.kind == batch::BuildOutcome::Kind::kCompileError);
-  CHECK_THAT(broken.message, StartsWith("compile error: broken.cu(2): error: identifier \"x\" is undefined"));
+  CHECK_THAT(broken.message, StartsWith("compile error: broken.cu(1): error: identifier \"x\" is undefined"));
+}
+
+}  // namespace
+
+TEST_CASE("the recipe CMake writes for lab 1 builds the stub into a runner that lab1 lists", "[batch][slow]") {
+  build_stub_by_recipe(1, "01_coalescing");
+}
+
+TEST_CASE("the recipe CMake writes for lab 7 links the stub into a private lab7 that lists it", "[batch][slow]") {
+  build_stub_by_recipe(7, "07_streams");
 }
