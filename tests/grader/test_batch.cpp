@@ -162,6 +162,18 @@ TEST_CASE("a recipe without a link command is refused with the file's name", "[b
   CHECK_THROWS_WITH(batch::load_recipe(dir.path / "none.json"), ContainsSubstring("cannot read the build recipe"));
 }
 
+TEST_CASE("the summary counts each lab's failure of a student graded on several labs", "[batch]") {
+  const json class_file = {{"students", {{{"student", "ann"}, {"results", nullptr},
+                                          {"error", "lab1: compile error: a.cu(1): error: x; lab3: no submission"}},
+                                         {{"student", "ben"}, {"results", nullptr}, {"error", "no submission"}}}}};
+  const auto text = batch::format_summary(class_file, 2, std::chrono::seconds(36));
+  CHECK_THAT(text, ContainsSubstring("2 students, 0 with results"));
+  CHECK_THAT(text, ContainsSubstring("no submission 2, compile errors 1, refused 0"));
+  CHECK_THAT(text, ContainsSubstring("ann: lab1: compile error: a.cu(1): error: x; lab3: no submission"));
+  CHECK_THAT(text, !ContainsSubstring("ben:"));
+  CHECK_THAT(text, ContainsSubstring("2 students graded in 36.0 s: 200 students per hour"));
+}
+
 TEST_CASE("grade batch grades a class: a good student, a compile error, a refusal, a missing lab, a hang",
           "[batch][slow]") {
   FakeClass c;
