@@ -48,7 +48,7 @@ if [ "$gpus" -gt 0 ]; then
 fi
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=gradetest
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 AuthType=auth/none
@@ -70,7 +70,7 @@ MpiDefault=none
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 $gres_types
-NodeName=$host CPUs=$(nproc) RealMemory=1000$gres_node State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=1000$gres_node State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$dir/slurm.conf
