@@ -208,16 +208,23 @@ int batch_main(int argc, char** argv, const std::string& default_labs_dir) {
   setup.build_timeout_s = cli.build_timeout_s;
   setup.check_timeout_s = cli.check_timeout_s;
   setup.time_timeout_s = cli.time_timeout_s;
-  setup.single_lab = labs.size() == 1;
   std::vector<StudentFiles> students;
   try {
     for (const LabEntry* lab : labs) {
       auto recipe = load_recipe(recipes / fmt::format("lab{}.json", lab->number));
-      if (!recipe.in_process && !fs::is_regular_file(recipe.lab_binary))
-        throw std::runtime_error(fmt::format("{} is not built: run `make lab{}` in the build folder",
-                                             recipe.lab_binary.string(), lab->number));
+      if (!recipe.in_process && !fs::is_regular_file(recipe.lab_binary)) {
+        const auto message = fmt::format("{} is not built: run `make lab{}` in the build folder",
+                                         recipe.lab_binary.string(), lab->number);
+        if (cli.labs != "all") throw std::runtime_error(message);
+        fmt::print(stderr, "grade batch: skipping lab{}: {}\n", lab->number, message);  // `all`: the built ones
+        continue;
+      }
       setup.labs.push_back({lab, load_manifest(lab->manifest), std::move(recipe)});
     }
+    if (setup.labs.empty()) throw std::runtime_error("no lab is built");
+    labs.clear();
+    for (const auto& l : setup.labs) labs.push_back(l.lab);
+    setup.single_lab = labs.size() == 1;
     students = find_students(cli.submissions, labs, cli.student);
     if (!cli.shard.empty()) {
       const auto [index, count] = parse_shard(cli.shard);
