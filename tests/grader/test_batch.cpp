@@ -151,6 +151,9 @@ TEST_CASE("the first compiler error line is what a compile-error row shows", "[b
   CHECK(batch::first_error_line("In file included from x.h:1,\nstudent.cu(12): error: identifier \"y\" is undefined\n"
                                 "1 error detected\n") == "student.cu(12): error: identifier \"y\" is undefined");
   CHECK(batch::first_error_line("warning: a\nlast words\n\n") == "last words");
+  CHECK(batch::first_error_line("/usr/bin/ld: student.o: in function `f':\n/usr/bin/ld: undefined reference to `g'\n"
+                                "collect2: error: ld returned 1 exit status\n") ==
+        "/usr/bin/ld: undefined reference to `g'");
   CHECK(batch::expand({"cc", "{source}", "-o", "{object}.o"}, {{"source", "a.cu"}, {"object", "b"}}) ==
         std::vector<std::string>{"cc", "a.cu", "-o", "b.o"});
 }

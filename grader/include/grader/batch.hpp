@@ -77,7 +77,8 @@ struct BuildOutcome {
 BuildOutcome build_submission(const Recipe& recipe, const std::filesystem::path& source,
                               const std::filesystem::path& dir, double timeout_s);
 
-/// The first line of compiler output that reports an error ("file:line: error: ..."), else its last line.
+/// The first line of compiler or linker output that reports an error ("file:line: error: ...", "undefined
+/// reference to ..."), else its last line.
 std::string first_error_line(std::string_view output);
 
 /// Writes `value` to `file` so that a reader sees the old file or the whole new one: a temporary file beside it,
