@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "grader/batch.hpp"
+#include "grader/device_info.hpp"
 #include "grader/discovery.hpp"
 #include "grader/lab_run.hpp"
 #include "grader/manifest.hpp"
@@ -59,6 +60,7 @@ Examples:
   grade --list                        which labs exist and which are built
   grade batch SUBMISSIONS_DIR --labs lab1   grade a class, one folder per student (docs/batch.md; grade batch --help)
   grade merge RESULTS... --output class.json  combine per-student results and shards into one class file
+  grade --device                      your GPU and its napkin math (bandwidth, bytes in flight)
 
 Exit codes:
   0  graded (whatever the score)
@@ -72,6 +74,7 @@ struct Cli {
   std::string impl = "student";
   bool self_check = false;
   bool list = false;
+  bool device = false;
   int repeat = 1;
   std::string seeds, exercise, labs_dir = COURSE_LABS_DIR, bin_dir, work_dir, output = "grade-results.json", commit;
   std::optional<double> check_timeout_s, time_timeout_s;
@@ -88,8 +91,8 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   auto* impl = app.add_option("--impl", cli.impl,
                               "implementation graded in the student slot (default: student), e.g. reference");
   auto* self_check = app.add_flag("--self-check", cli.self_check,
-                                  "grade `reference` (must earn full marks) and `student` (the shipped stub must "
-                                  "behave as the manifest's \"stub\" says); exit 4 if an expectation fails; "
+                                  "grade `reference` (must earn full marks) and `baseline` (the shipped stub.cu, "
+                                  "never student.cu: it must behave as the manifest's \"stub\" says); exit 4 if an expectation fails; "
                                   "without LAB, checks every lab");
   impl->excludes(self_check);
   app.add_option("--repeat", cli.repeat,
@@ -116,6 +119,8 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_option("--output", cli.output, "JSON results file (default: ./grade-results.json)");
   app.add_option("--commit", cli.commit, "commit recorded in the results (default: git rev-parse HEAD, or unknown)");
   app.add_flag("--list", cli.list, "list the labs found and whether each is built, then exit");
+  app.add_flag("--device", cli.device,
+               "describe the GPU (bandwidth from its memory clock and bus, napkin math) through a built lab, then exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -171,6 +176,7 @@ int run(int argc, char** argv) {
     list_labs(labs, labs_dir, bin_dir);
     return kExitGraded;
   }
+  if (cli.device) return print_device_summary(labs, bin_dir);
   if (cli.labs.empty() && !cli.self_check) {
     fmt::print(stderr, "grade: name the labs to grade (lab1, 1, 01, 01_coalescing) or `all`; see grade --help\n");
     return kExitUsage;
@@ -254,8 +260,10 @@ int run(int argc, char** argv) {
   options.progress = [](const std::string& what) { fmt::print(stderr, "  {} ...\n", what); };
   report.commit = cli.commit.empty() ? git_commit(labs_dir) : cli.commit;
 
+  // The self-check grades the shipped stub (`baseline`, built from stub.cu) in the student slot, never student.cu:
+  // an instructor's edited copy must not decide whether the course holds up.
   const std::vector<std::string> impls =
-      cli.self_check ? std::vector<std::string>{"reference", "student"} : std::vector<std::string>{cli.impl};
+      cli.self_check ? std::vector<std::string>{"reference", "baseline"} : std::vector<std::string>{cli.impl};
   for (int repeat = 1; repeat <= cli.repeat; ++repeat) {
     for (const auto& impl : impls) {
       options.impl = impl;
@@ -264,7 +272,9 @@ int run(int argc, char** argv) {
                                        : fmt::format("(impl: {})", impl);
       for (const LabEntry* lab : usable) {
         const Manifest& manifest = manifests.at(lab->number);
+        const auto began = std::chrono::steady_clock::now();
         auto result = grade_lab(*lab, manifest, options);
+        result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         fmt::print("{}\n", format_lab_table(result, note));
         std::fflush(stdout);
         if (cli.self_check) {
