@@ -139,11 +139,8 @@ struct Cli {
   int array_size = 4;
 };
 
-}  // namespace
-
-int batch_main(int argc, char** argv, const std::string& default_labs_dir) {
-  Cli cli;
-  cli.labs_dir = default_labs_dir;
+// Parses the command line into `cli`; an exit code when the program should stop (help, usage error).
+std::optional<int> parse(int argc, char** argv, Cli& cli) {
   CLI::App app{"Grades a class: every student's file built against the course's build and graded (docs/batch.md).",
                "grade batch"};
   app.add_option("SUBMISSIONS_DIR", cli.submissions, "one folder per student (alice/lab1.cu, ...), or one submission")
@@ -179,11 +176,21 @@ int batch_main(int argc, char** argv, const std::string& default_labs_dir) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitUsage;
   }
+  try {
+    if (!cli.shard.empty()) parse_shard(cli.shard);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "grade batch: {}\n", e.what());
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
 
+// The labs to grade (built, with a recipe) and the students of this shard, into `setup` and `students`; an exit code
+// when there is nothing to grade.
+std::optional<int> prepare(const Cli& cli, const std::vector<LabEntry>& all_labs, BatchSetup& setup,
+                           std::vector<StudentFiles>& students) {
   const fs::path bin_dir = cli.bin_dir.empty() ? own_directory() : fs::path(cli.bin_dir);
   const fs::path recipes = cli.recipes.empty() ? bin_dir / "submission" : fs::path(cli.recipes);
-  const fs::path results = fs::absolute(cli.results);
-  const auto all_labs = discover_labs(cli.labs_dir);
   std::vector<const LabEntry*> labs;
   for (const auto& name : cli.labs == "all" ? std::vector<std::string>{} : split(cli.labs, ',')) {
     const LabEntry* lab = find_lab(all_labs, name);
@@ -202,13 +209,11 @@ int batch_main(int argc, char** argv, const std::string& default_labs_dir) {
     return kExitNothingGradable;
   }
 
-  BatchSetup setup;
-  setup.results = results;
+  setup.results = fs::absolute(cli.results);
   setup.keep_work = cli.keep_work;
   setup.build_timeout_s = cli.build_timeout_s;
   setup.check_timeout_s = cli.check_timeout_s;
   setup.time_timeout_s = cli.time_timeout_s;
-  std::vector<StudentFiles> students;
   try {
     for (const LabEntry* lab : labs) {
       auto recipe = load_recipe(recipes / fmt::format("lab{}.json", lab->number));
@@ -234,44 +239,50 @@ int batch_main(int argc, char** argv, const std::string& default_labs_dir) {
     fmt::print(stderr, "grade batch: {}\n", e.what());
     return kExitNothingGradable;
   }
+  return std::nullopt;
+}
 
-  if (cli.slurm) {
-    SlurmPlan plan;
-    plan.grade = fs::read_symlink("/proc/self/exe");
-    for (int i = 1; i < argc; ++i) {  // every option but the Slurm ones, which the shards must not see
-      const std::string arg = argv[i];
-      if (arg == "--slurm" || arg == "--submit") continue;
-      if (arg == "--array-size" || arg == "--gres" || arg == "--partition" || arg == "--time-limit" ||
-          arg == "--results" || arg == "--shard") {
-        ++i;
-        continue;
-      }
-      if (arg.rfind("--array-size=", 0) == 0 || arg.rfind("--gres=", 0) == 0 || arg.rfind("--partition=", 0) == 0 ||
-          arg.rfind("--time-limit=", 0) == 0 || arg.rfind("--results=", 0) == 0 || arg.rfind("--shard=", 0) == 0)
-        continue;
-      plan.batch_args.push_back(arg == cli.submissions ? fs::absolute(arg).string() : arg);
+// --slurm: the job array and merge job for this command line, printed or submitted.
+int slurm(const Cli& cli, int argc, char** argv) {
+  SlurmPlan plan;
+  plan.grade = fs::read_symlink("/proc/self/exe");
+  for (int i = 1; i < argc; ++i) {  // every option but the Slurm ones, which the shards must not see
+    const std::string arg = argv[i];
+    if (arg == "--slurm" || arg == "--submit") continue;
+    if (arg == "--array-size" || arg == "--gres" || arg == "--partition" || arg == "--time-limit" ||
+        arg == "--results" || arg == "--shard") {
+      ++i;
+      continue;
     }
-    plan.results = results;
-    plan.array_size = cli.array_size;
-    plan.gres = cli.gres;
-    plan.partition = cli.partition;
-    plan.time_limit = cli.time_limit;
-    const auto scripts = write_slurm_scripts(plan, results / "slurm");
-    fmt::print("wrote {} ({} shards) and {}\n", scripts.batch.string(), cli.array_size, scripts.merge.string());
-    if (!cli.submit) {
-      fmt::print("submit with:\n  {}\n", scripts.submit_command);
-      return 0;
-    }
-    ProcessOptions p;
-    p.argv = {"/bin/sh", "-c", scripts.submit_command};
-    p.timeout_s = 120;
-    const auto submitted = run_process(p);
-    fmt::print("{}{}", submitted.out, submitted.err);
-    return submitted.exit_code == 0 ? 0 : kExitUsage;
+    if (arg.rfind("--array-size=", 0) == 0 || arg.rfind("--gres=", 0) == 0 || arg.rfind("--partition=", 0) == 0 ||
+        arg.rfind("--time-limit=", 0) == 0 || arg.rfind("--results=", 0) == 0 || arg.rfind("--shard=", 0) == 0)
+      continue;
+    plan.batch_args.push_back(arg == cli.submissions ? fs::absolute(arg).string() : arg);
   }
+  plan.results = fs::absolute(cli.results);
+  plan.array_size = cli.array_size;
+  plan.gres = cli.gres;
+  plan.partition = cli.partition;
+  plan.time_limit = cli.time_limit;
+  const auto scripts = write_slurm_scripts(plan, plan.results / "slurm");
+  fmt::print("wrote {} ({} shards) and {}\n", scripts.batch.string(), cli.array_size, scripts.merge.string());
+  if (!cli.submit) {
+    fmt::print("submit with:\n  {}\n", scripts.submit_command);
+    return 0;
+  }
+  ProcessOptions p;
+  p.argv = {"/bin/sh", "-c", scripts.submit_command};
+  p.timeout_s = 120;
+  const auto submitted = run_process(p);
+  fmt::print("{}{}", submitted.out, submitted.err);
+  return submitted.exit_code == 0 ? 0 : kExitUsage;
+}
 
-  setup.commit = cli.commit.empty() ? git_commit(cli.labs_dir) : cli.commit;
+// Builds `--jobs` students at a time and grades one per GPU, each in a worker process, until every student of the
+// list has a result or a worker failed; then the summary and the class file. The exit code.
+int run_batch(const Cli& cli, const BatchSetup& setup, const std::vector<StudentFiles>& students) {
   const auto slots = grading_slots(cli.gpus);
+  const fs::path results = setup.results;
   const fs::path students_dir = results / "students";
   fs::create_directories(students_dir);
   std::deque<const StudentFiles*> to_build;
@@ -280,7 +291,7 @@ int batch_main(int argc, char** argv, const std::string& default_labs_dir) {
   const std::size_t skipped = students.size() - to_build.size();
   const std::size_t pending = to_build.size();
   fmt::print("grade batch: {} students ({} recorded before, {} to grade), labs:", students.size(), skipped, pending);
-  for (const LabEntry* lab : labs) fmt::print(" lab{}", lab->number);
+  for (const auto& lab : setup.labs) fmt::print(" lab{}", lab.lab->number);
   fmt::print("; {} builds at once, {} grading worker(s){}\n", cli.jobs, slots.size(),
              slots.front().empty() ? "" : fmt::format(" (GPUs {})", fmt::join(slots, ",")));
 
@@ -375,6 +386,21 @@ int batch_main(int argc, char** argv, const std::string& default_labs_dir) {
     exit_code = kExitIncomplete;
   }
   return exit_code;
+}
+
+}  // namespace
+
+int batch_main(int argc, char** argv, const std::string& default_labs_dir) {
+  Cli cli;
+  cli.labs_dir = default_labs_dir;
+  if (auto stop = parse(argc, argv, cli)) return *stop;
+  const auto all_labs = discover_labs(cli.labs_dir);
+  BatchSetup setup;
+  std::vector<StudentFiles> students;
+  if (auto stop = prepare(cli, all_labs, setup, students)) return *stop;
+  if (cli.slurm) return slurm(cli, argc, argv);
+  setup.commit = cli.commit.empty() ? git_commit(cli.labs_dir) : cli.commit;
+  return run_batch(cli, setup, students);
 }
 
 }  // namespace grader::batch
