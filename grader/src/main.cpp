@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "grader/batch.hpp"
 #include "grader/device_info.hpp"
 #include "grader/discovery.hpp"
 #include "grader/lab_run.hpp"
@@ -57,6 +58,8 @@ Examples:
   grade lab1 --repeat 3               grade three times and print the largest score difference
   grade lab1 --seeds 101,202,303      chosen seeds for the correctness tests (default: fresh random ones)
   grade --list                        which labs exist and which are built
+  grade batch SUBMISSIONS_DIR --labs lab1   grade a class, one folder per student (docs/batch.md; grade batch --help)
+  grade merge RESULTS... --output class.json  combine per-student results and shards into one class file
   grade --device                      your GPU and its napkin math (bandwidth, bytes in flight)
 
 Exit codes:
@@ -339,6 +342,9 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   kill_child_on_interrupt();
   try {
+    // Subcommands for a whole class (docs/batch.md); everything else grades labs.
+    if (argc > 1 && std::string(argv[1]) == "batch") return grader::batch::batch_main(argc - 1, argv + 1, COURSE_LABS_DIR);
+    if (argc > 1 && std::string(argv[1]) == "merge") return grader::batch::merge_main(argc - 1, argv + 1);
     return run(argc, argv);
   } catch (const std::exception& e) {
     // Lab misbehaviour never lands here; this is the grader's own environment (disk, memory).
