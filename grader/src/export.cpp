@@ -4,6 +4,8 @@
 #include "grader/export.hpp"
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -23,18 +25,23 @@ std::optional<double> number_or_empty(const json& j, const char* key) {
   return it != j.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
 }
 
+std::string string_or_empty(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 // The timing fields the exports show; empty when the exercise had no timed run (median_ms.student is null).
 std::optional<Timing> timing_from(const json& x) {
   const auto& medians = x.at("median_ms");
   if (!medians.at("student").is_number()) return std::nullopt;
   Timing t;
-  t.unit = x.value("unit", json("")).is_string() ? x.value("unit", "") : "";
+  t.unit = string_or_empty(x, "unit");
   t.student.median_ms = medians.at("student").get<double>();
   t.reference.median_ms = medians.value("reference", 0.0);
   t.baseline.median_ms = medians.value("baseline", 0.0);
   t.student.rate = number_or_empty(x, "rate");
   t.percent_of_ceiling = number_or_empty(x, "percent_of_ceiling");
-  if (x.contains("ceiling_what") && x["ceiling_what"].is_string()) t.ceiling_what = x["ceiling_what"];
+  t.ceiling_what = string_or_empty(x, "ceiling_what");
   return t;
 }
 
@@ -75,11 +82,6 @@ StudentGrades student_from(const json& results, const std::string& name) {
   for (const auto& lab : run_to_export(results.at("runs")).at("labs")) s.labs.push_back(lab_from_json(lab));
   s.has_results = true;
   return s;
-}
-
-std::string string_or_empty(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 // Appends the UTF-8 encoding of `cp`.
