@@ -82,6 +82,8 @@ int run_export(const ExportOptions& options) {
 void add_export_command(CLI::App& app, std::optional<int>& exit_code) {
   auto options = std::make_shared<ExportOptions>();
   auto* command = app.add_subcommand("export", "write a results file or a class file as a gradebook (docs/exports.md)");
+  command->footer("\nInputs, formats and fields: docs/exports.md.\n\nExit codes:\n  0  written\n"
+                  "  1  the input is unreadable or not a results or class file, or the output cannot be written");
   command->add_option("RESULTS", options->results, "a grade results file, or a class file of grade batch/merge")
       ->required();
   command->add_option("--format", options->format, "gradescope (results.json), junit (XML) or csv")

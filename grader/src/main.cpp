@@ -59,7 +59,7 @@ Examples:
   grade lab1 --seeds 101,202,303      chosen seeds for the correctness tests (default: fresh random ones)
   grade --list                        which labs exist and which are built
   grade --device                      your GPU and its napkin math (bandwidth, bytes in flight)
-  grade export grade-results.json --format csv   a gradebook: gradescope, junit or csv (docs/exports.md)
+  grade export grade-results.json --format csv
 
 Exit codes:
   0  graded (whatever the score)
