@@ -111,13 +111,21 @@ TEST_CASE("a submission without a lab file scores 0 with a message saying what t
   CHECK_FALSE(fs::exists(root.dir.path / "cmake.log"));  // nothing was built
 }
 
-TEST_CASE("a compile error scores 0 and shows the compiler's first error as the student named the file",
+TEST_CASE("a build that fails scores 0 and shows its first error as the student named the file",
           "[grader][autograder]") {
   const AutograderRoot root;
-  write_text(root.submission() / "lab1.cu", "// line 1\nFAKE_COMPILE_ERROR;\n");
-  const auto [results, process] = root.run();
-  INFO(process.out << process.err);
-  check_zero_with(results, "compile error: lab1.cu(2): error: identifier \"FAKE_COMPILE_ERROR\" is undefined");
+  SECTION("the compiler's") {
+    write_text(root.submission() / "lab1.cu", "// line 1\nFAKE_COMPILE_ERROR;\n");
+    const auto [results, process] = root.run();
+    INFO(process.out << process.err);
+    check_zero_with(results, "compile error: lab1.cu(2): error: identifier \"FAKE_COMPILE_ERROR\" is undefined");
+  }
+  SECTION("the static check's, not make's line after it") {
+    write_text(root.submission() / "lab1.cu", "// FAKE_REFUSED\n");
+    const auto [results, process] = root.run();
+    INFO(process.out << process.err);
+    check_zero_with(results, "compile error: lab1.cu: refused: calls 'cudaStreamCreate' (rule 'streams'");
+  }
 }
 
 TEST_CASE("the assignment's labs must all be submitted, and only once each", "[grader][autograder]") {
