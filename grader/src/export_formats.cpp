@@ -138,10 +138,14 @@ std::string csv_table(const Gradebook& book) {
     out += csv_field(s.student);
     for (int n : labs) {
       const auto it = std::find_if(s.labs.begin(), s.labs.end(), [&](const LabResult& l) { return l.number == n; });
-      out += "," + (it == s.labs.end() ? std::string() : number_text(it->score()));
+      out += ',';
+      if (it != s.labs.end()) out += number_text(it->score());
     }
-    out += "," + (s.has_results ? number_text(weighted_percent(s.labs)) : std::string());
-    out += "," + csv_field(s.error) + "\r\n";
+    out += ',';
+    if (s.has_results) out += number_text(weighted_percent(s.labs));
+    out += ',';
+    out += csv_field(s.error);
+    out += "\r\n";
   }
   return out;
 }

@@ -226,18 +226,34 @@ TEST_CASE("the CSV export reads back through python's csv module with every fiel
   CHECK(json::parse(read.out) == expected);
 }
 
-TEST_CASE("the last student run of a results file is exported, not the reference's", "[grader][export]") {
+TEST_CASE("the last student run of a results file is exported", "[grader][export]") {
   const TempDir dir;
-  const auto results = graded(dir, "wrong:gemm", "self-check.json", {"--self-check"});
-  REQUIRE(results["runs"].size() == 2);
-  REQUIRE(results["runs"][0]["impl"] == "reference");
-  REQUIRE(lab1(results, 0)["score"] == 20.0);
-  const auto run = export_command(dir, {(dir.path / "self-check.json").string(), "--format", "csv", "--student",
-                                        "alice"});
-  INFO(run.err);
-  REQUIRE(run.exit_code == 0);
-  CHECK(run.out == fmt::format("student,lab1,weighted_percent,error\r\nalice,{:.2f},{:.2f},\r\n",
-                               lab1(results, 1)["score"].get<double>(), 5 * lab1(results, 1)["score"].get<double>()));
+  const auto csv_of = [&](const fs::path& file) {
+    const auto run = export_command(dir, {file.string(), "--format", "csv", "--student", "alice"});
+    INFO(run.err);
+    CHECK(run.exit_code == 0);
+    return run.out;
+  };
+  SECTION("of repeats, the last") {
+    // The first timed run is at full marks (10/10), the second at the log midpoint (7/10).
+    const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--repeat", "2"},
+                               {{"FAKE_LAB_STUDENT_MS", "1.0,3.3166247903554"},
+                                {"FAKE_LAB_COUNTER_FILE", (dir.path / "counter").string()}});
+    REQUIRE(run.results["runs"].size() == 2);
+    REQUIRE_THAT(lab1(run.results, 0)["score"].get<double>(), WithinAbs(10.0, 1e-9));
+    CHECK(csv_of(dir.path / "results.json") == "student,lab1,weighted_percent,error\r\nalice,7.00,70.00,\r\n");
+  }
+  SECTION("not a run of another implementation after it") {
+    auto results = graded(dir, "wrong:gemm", "alice.json");
+    const auto reference = graded(dir, "wrong:gemm", "reference.json", {"--impl", "reference"});
+    REQUIRE(lab1(reference)["score"] == 20.0);
+    results["runs"].push_back(reference["runs"][0]);
+    write_text(dir.path / "both.json", results.dump());
+    const double score = lab1(results)["score"].get<double>();
+    REQUIRE(score < 20);
+    CHECK(csv_of(dir.path / "both.json") ==
+          fmt::format("student,lab1,weighted_percent,error\r\nalice,{:.2f},{:.2f},\r\n", score, 5 * score));
+  }
 }
 
 TEST_CASE("export refuses what it cannot read with exit 1 and the reason", "[grader][export]") {
@@ -256,10 +272,10 @@ TEST_CASE("export refuses what it cannot read with exit 1 and the reason", "[gra
     write_text(input = (dir.path / "roster.json").string(), R"({"schema": 1, "kind": "roster", "students": []})");
     reason = "unknown kind \"roster\"";
   }
-  SECTION("two runs and none of the student") {
-    results["runs"][0]["impl"] = "reference";
-    results["runs"].push_back(results["runs"][0]);
-    write_text(input = (dir.path / "refs.json").string(), results.dump());
+  SECTION("a --self-check file: two runs (reference and baseline), none of the student") {
+    const auto self_check = graded(dir, "good", "self-check.json", {"--self-check"});
+    REQUIRE(self_check["runs"].size() == 2);
+    input = (dir.path / "self-check.json").string();
     reason = "2 runs and none of impl \"student\"";
   }
   SECTION("a class file whose student has a broken results file") {
