@@ -27,6 +27,7 @@
 #include "grader/process.hpp"
 #include "grader/report.hpp"
 #include "grader/self_check.hpp"
+#include "export_command.hpp"
 
 #ifndef COURSE_LABS_DIR
 #define COURSE_LABS_DIR "labs"
@@ -61,6 +62,7 @@ Examples:
   grade batch SUBMISSIONS_DIR --labs lab1   grade a class, one folder per student (docs/batch.md; grade batch --help)
   grade merge RESULTS... --output class.json  combine per-student results and shards into one class file
   grade --device                      your GPU and its napkin math (bandwidth, bytes in flight)
+  grade export grade-results.json --format csv
 
 Exit codes:
   0  graded (whatever the score)
@@ -121,12 +123,15 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_flag("--list", cli.list, "list the labs found and whether each is built, then exit");
   app.add_flag("--device", cli.device,
                "describe the GPU (bandwidth from its memory clock and bus, napkin math) through a built lab, then exit");
+  std::optional<int> exported;  // `grade export ...` ran during parsing: its exit code
+  add_export_command(app, exported);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // CLI11 prints help (exit 0) or the error; every error is a usage error here.
     return app.exit(e) == 0 ? kExitGraded : kExitUsage;
   }
+  if (exported) return *exported;
   if (check_opt->count() > 0) cli.check_timeout_s = check_timeout;
   if (time_opt->count() > 0) cli.time_timeout_s = time_timeout;
   if (timed_seed_opt->count() > 0) cli.timed_seed = timed_seed;
