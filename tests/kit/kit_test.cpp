@@ -183,5 +183,13 @@ TEST_CASE("the student kit holds no solution source and its README's two command
     REQUIRE(std::regex_search(r.err, m, std::regex("grade: grading needs an NVIDIA GPU[^\n]*\n@@exit 1 3")));
     CHECK(m.str().find("no CUDA GPU is visible") != std::string::npos);
   }
+
+  // A kit whose references a newer CUDA compiled stops at configure with a message, not at link or load time.
+  std::ofstream(kit / "prebuilt" / "cuda-version.txt") << "99.1.0\n";
+  const auto older = run({CMAKE_COMMAND, "-S", kit, "-B", root / "older-cuda", "-G", CMAKE_GENERATOR,
+                          "-DCMAKE_CUDA_ARCHITECTURES=75"}, 600);
+  INFO(tail(older.out) + tail(older.err));
+  CHECK(older.exit_code != 0);
+  CHECK(older.err.find("compiled by CUDA 99.1.0") != std::string::npos);
   fs::remove_all(root);
 }
