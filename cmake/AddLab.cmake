@@ -187,13 +187,18 @@ endfunction()
 # runner program runners/<lab>-<impl> that `owner` (labN, or the labN-fixtures target) depends on.
 function(_lab_implementation owner dir sources impl source host)
   string(REGEX REPLACE "-fixtures$" "" lab ${owner})
-  if(NOT EXISTS ${source})
-    message(FATAL_ERROR "${lab}: implementation '${impl}' expects ${source}")
+  # The student kit (cmake/StudentKit.cmake): compiles the reference for the kit, or, in a kit, where its source is
+  # absent, makes ${lab}_${impl} the prebuilt object.
+  course_kit_implementation(${lab}_${impl} ${dir} ${impl} ${source})
+  if(NOT TARGET ${lab}_${impl})
+    if(NOT EXISTS ${source})
+      message(FATAL_ERROR "${lab}: implementation '${impl}' expects ${source}")
+    endif()
+    add_library(${lab}_${impl} OBJECT ${source})
+    target_compile_definitions(${lab}_${impl} PRIVATE HARNESS_IMPL=${impl})
+    target_include_directories(${lab}_${impl} PRIVATE ${dir})
+    target_link_libraries(${lab}_${impl} PRIVATE harness_headers)
   endif()
-  add_library(${lab}_${impl} OBJECT ${source})
-  target_compile_definitions(${lab}_${impl} PRIVATE HARNESS_IMPL=${impl})
-  target_include_directories(${lab}_${impl} PRIVATE ${dir})
-  target_link_libraries(${lab}_${impl} PRIVATE harness_headers)
   # The student's object is checked before anything links it (cmake/StaticCheck.cmake, docs/static-check.md): a
   # refused submission stops the build with one line per finding.
   if(host)
