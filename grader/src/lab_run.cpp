@@ -234,6 +234,7 @@ class ExerciseGrader {
                   fmt::format("check exited 0 after writing only {} of {} results", f.cases, f.total));
     if (x.tests_passed < x.tests_total) {
       const int failed = x.tests_total - x.tests_passed;
+      x.hint = f.hint;
       const auto first = f.first_failure.empty() ? fmt::format("{} results missing", f.total - f.cases)
                                                  : "first: " + f.first_failure;
       return fail(x, Status::kWrong, fmt::format("{} of {} tests failed; {}", failed, x.tests_total, first));
@@ -424,9 +425,12 @@ CheckFile parse_check_results(std::string_view text, std::string_view exercise) 
     ++f.cases;
     if (j.at("ok").get<bool>()) {
       ++f.passed;
-    } else if (f.first_failure.empty()) {
-      f.first_failure = fmt::format("shape {} seed {}: {}", text_of(j, "shape"), text_of(j, "seed"),
-                                    clip(j.contains("message") ? text_of(j, "message") : "", 160));
+    } else {
+      if (f.first_failure.empty())
+        f.first_failure = fmt::format("shape {} seed {}: {}", text_of(j, "shape"), text_of(j, "seed"),
+                                      clip(j.contains("message") ? text_of(j, "message") : "", 160));
+      if (f.hint.empty() && j.contains("hint") && j.at("hint").is_string())
+        f.hint = clip(j.at("hint").get<std::string>(), 400);
     }
   }
   return f;

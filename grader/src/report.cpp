@@ -55,6 +55,7 @@ json to_json(const ExerciseResult& x) {
   json j = {{"name", x.name},
             {"status", std::string(to_string(x.status))},
             {"message", x.message},
+            {"hint", x.hint.empty() ? json(nullptr) : json(x.hint)},
             {"score", x.score.total},
             {"max_score", x.max_score()},
             {"correctness_points", x.score.correctness},
@@ -171,6 +172,7 @@ std::string format_lab_table(const LabResult& lab, std::string_view note) {
   }
   for (const auto& x : lab.exercises) {
     if (x.status != Status::kOk) out += fmt::format("  {}: {}: {}\n", x.name, to_string(x.status), x.message);
+    if (x.status != Status::kOk && !x.hint.empty()) out += fmt::format("    {}\n", x.hint);
   }
   for (const auto& x : lab.exercises) {  // what else was timed beside it, and the lab's own figures
     if (!x.timing || (x.timing->peers.empty() && x.timing->metrics.empty())) continue;

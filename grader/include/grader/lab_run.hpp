@@ -73,6 +73,7 @@ struct ExerciseResult {
   std::string name;
   Status status = Status::kOk;
   std::string message;  ///< one line for a human
+  std::string hint;     ///< for a failed check: what the pattern of wrong elements suggests, else empty
   int tests_passed = 0;
   int tests_total = 0;
   std::optional<Timing> timing;  ///< empty when there was no readable timed run
@@ -165,6 +166,7 @@ struct CheckFile {
   std::string plan_impl;      ///< the plan's "impl", empty if it names none
   std::map<std::string, std::vector<std::uint64_t>> seeds_by_shape;  ///< the cases found
   std::string first_failure;  ///< "shape 31 seed 1: <message>" of the first failed case
+  std::string hint;           ///< the first failed case's `hint` line that has one (docs/protocol.md), else empty
   std::string error;          ///< why the stream is unusable, else empty
 };
 
