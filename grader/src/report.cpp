@@ -69,7 +69,8 @@ json to_json(const ExerciseResult& x) {
             // What the runs were asked for, so that the grade can be reproduced: --seeds and --timed-seed.
             {"seeds", x.seeds},
             {"timed_seed", or_null(x.timed_seed)},
-            {"timed_shape", x.timed_shape.empty() ? json(nullptr) : json(x.timed_shape)}};
+            {"timed_shape", x.timed_shape.empty() ? json(nullptr) : json(x.timed_shape)},
+            {"sanitized", x.sanitized}};  // grade --sanitize: what each compute-sanitizer tool said
   const auto& t = x.timing;
   const auto runner = [&](auto field) -> json {
     if (!t) return {{"student", nullptr}, {"reference", nullptr}, {"baseline", nullptr}, {"ceiling", nullptr}};

@@ -30,10 +30,12 @@ enum class Status {
   kMissing,    ///< exit 113: the implementation has no launcher for this exercise
   kNoBinary,   ///< the lab binary is not built
   kInvalidRun, ///< correct, but the reference ran far below its usual % of ceiling: no performance points
+  kMemoryError,  ///< --sanitize: memcheck (or initcheck) found a bad memory access: no performance points
+  kRace,         ///< --sanitize: racecheck or synccheck found a hazard: no performance points
 };
 
 /// The status as printed and stored in JSON: ok, wrong, timeout, crash, cuda-error, bad-output, missing, no-binary,
-/// invalid-run.
+/// invalid-run, memory-error, race.
 std::string_view to_string(Status status);
 
 /// One runner's numbers from a timed run.
@@ -84,6 +86,9 @@ struct ExerciseResult {
   std::vector<std::uint64_t> seeds;         ///< the seeds `check` ran with (to reproduce: `grade --seeds`)
   std::optional<std::uint64_t> timed_seed;  ///< the seed `time` ran with, if it ran (`grade --timed-seed`)
   std::string timed_shape;                  ///< the shape `time` reported, if it ran
+  /// `grade --sanitize`: one entry per compute-sanitizer tool run, "memcheck: clean", "racecheck: <first finding>"
+  /// or "synccheck: could not run: <why>"; empty when none ran.
+  std::vector<std::string> sanitized;
 
   /// correctness_max + performance_max.
   double max_score() const { return correctness_max + performance_max; }
@@ -122,6 +127,9 @@ struct GradeOptions {
   std::optional<double> time_timeout_s;  ///< overrides the manifest
   double kill_grace_s = 2;               ///< between SIGTERM and SIGKILL of a hung run
   std::function<void(const std::string&)> progress;  ///< told what runs next (may be empty)
+  /// `grade --sanitize`: compute-sanitizer, run with the manifest's tools after a check that passed and before the
+  /// timing (docs/sanitizer.md); empty: no sanitizer runs.
+  std::optional<std::filesystem::path> sanitizer;
 };
 
 /// What `labN info` answered.
