@@ -217,3 +217,15 @@ TEST_CASE("the hint line points at the lab's sheet", "[harness][hint]") {
   CHECK_THAT(line, ContainsSubstring("labs/01_coalescing/README.md#hints"));
   CHECK(harness::to_string(hint.kind) == "all-zeros");
 }
+
+TEST_CASE("two wrong runs that differ only by rounding are the same bug, not a race", "[harness][hint]") {
+  Case a(8), b(8);
+  const Tolerance tol{{1e-3}, 0.0};
+  a.got[3] = 100.0f;   // wrong in both runs (a dropped term, say), summed in another order the second time
+  b.got[3] = 100.0001f;
+  CHECK(classify_reruns(a.got.data(), b.got.data(), a.expected.data(), 8, tol).kind == MismatchKind::kNone);
+  b.got[3] = 120.0f;  // the same element wrong by a different amount: the runs disagree
+  CHECK(classify_reruns(a.got.data(), b.got.data(), a.expected.data(), 8, tol).kind == MismatchKind::kRace);
+  b.got[3] = static_cast<float>(b.expected[3]);  // right in one run, wrong in the other
+  CHECK(classify_reruns(a.got.data(), b.got.data(), a.expected.data(), 8, tol).kind == MismatchKind::kRace);
+}

@@ -52,9 +52,9 @@ template <class T>
 MismatchHint classify_mismatch(const T* got, const double* expected, std::size_t n, const Tolerance& tol,
                                const std::vector<std::int64_t>& dims);
 
-/// Classifies two runs of the same case on the same inputs: kRace when an element that is wrong in either run differs
-/// between them (bit for bit: the same kernel on the same inputs must repeat itself where it is wrong; elements right
-/// in both runs may differ by rounding, as atomics reorder a float sum). kNone otherwise.
+/// Classifies two runs of the same case on the same inputs: kRace when an element is wrong in one run and right in
+/// the other, or wrong in both by amounts that differ by more than its tolerance. Elements right in both runs, and
+/// wrong ones that differ only by rounding (atomics reorder a float sum), say nothing about a race. kNone otherwise.
 template <class T>
 MismatchHint classify_reruns(const T* first, const T* second, const double* expected, std::size_t n,
                              const Tolerance& tol);
