@@ -90,7 +90,8 @@ struct Facts {
 
 std::vector<Layout> layouts_of(const std::vector<std::int64_t>& dims, std::size_t n) {
   std::vector<Layout> out;
-  if (dims.size() < 2 || dims[0] < 1 || dims[1] < 1 || static_cast<std::size_t>(dims[0] * dims[1]) != n) return out;
+  // A matrix with an extent of 1 is a vector: its "tiles" would be stretches of it, which the 1-D classes name better.
+  if (dims.size() < 2 || dims[0] < 2 || dims[1] < 2 || static_cast<std::size_t>(dims[0] * dims[1]) != n) return out;
   for (auto [r, c] : {std::pair{dims[0], dims[1]}, std::pair{dims[1], dims[0]}}) {  // and the transpose's
     if (!out.empty() && out.front().rows == r) break;
     Layout l;

@@ -229,3 +229,9 @@ TEST_CASE("two wrong runs that differ only by rounding are the same bug, not a r
   b.got[3] = static_cast<float>(b.expected[3]);  // right in one run, wrong in the other
   CHECK(classify_reruns(a.got.data(), b.got.data(), a.expected.data(), 8, tol).kind == MismatchKind::kRace);
 }
+
+TEST_CASE("a shape with an extent of 1 is a vector, not a matrix of tiles", "[harness][hint]") {
+  Case c(4099);  // {4099, 1, 3}: lab 3's warp sums with blocks of one thread
+  for (std::size_t i = 4096; i < 4099; ++i) c.got[i] = poison();
+  CHECK(c.kind({4099, 1, 3}) == MismatchKind::kTail);
+}
