@@ -14,6 +14,8 @@
 #
 # Builds the executable labN at the build root (and `grade` with it), labN-fixtures with the known-wrong fixtures for
 # the tests, and registers the GPU tests (skipped, exit 111, without a GPU) and the CPU tests.
+include(${CMAKE_CURRENT_LIST_DIR}/StudentCopy.cmake)
+
 function(add_lab dir)
   get_filename_component(id ${dir} NAME)
   string(REGEX MATCH "^([0-9]+)_" _ ${id})
@@ -21,10 +23,9 @@ function(add_lab dir)
   set(lab lab${number})
   set(solutions ${PROJECT_SOURCE_DIR}/solutions/${id})
 
-  # The student's working copy starts as the stub. It is not tracked, so the shipped stub stays the baseline.
-  if(NOT EXISTS ${dir}/student.cu)
-    file(COPY_FILE ${dir}/stub.cu ${dir}/student.cu)
-  endif()
+  # The student's working copy starts as the stub. It is not tracked, so the shipped stub stays the baseline; a stub
+  # changed after the copy was made is reported, the copy kept (cmake/StudentCopy.cmake).
+  course_student_copy(${dir})
   string(TOUPPER ${lab} LAB)
   set(${LAB}_STUDENT_SOURCE ${dir}/student.cu CACHE FILEPATH
       "The file compiled as ${lab}'s 'student' implementation (point it at a submission to grade it)")
@@ -88,9 +89,10 @@ function(add_lab dir)
       list(APPEND wrong_impls wrong_${bug})
     endif()
   endforeach()
-  # Hostile fixtures, solutions/NN_name/hostile/<exercise>-<trick>.cu: right answers with a trick that only a timed run
-  # can see. Those whose header says "must refuse" are GPU tests: `labN time` must call their output wrong. (Their
-  # first line is the static check's expected verdict: tests/exploits/CMakeLists.txt.)
+  # Hostile fixtures, solutions/NN_name/hostile/<exercise>-<trick>.cu: right answers with a trick that only a run
+  # can see. Those whose header says "must refuse" are GPU tests: `labN time` must call their output wrong; "must be
+  # harmless": `labN check` must pass, because the trick fails. (Their first line is the static check's expected
+  # verdict: tests/exploits/CMakeLists.txt.)
   file(GLOB hostile_sources CONFIGURE_DEPENDS ${solutions}/hostile/*.cu)
   set(hostile_tests)
   foreach(source IN LISTS hostile_sources)
@@ -103,6 +105,10 @@ function(add_lab dir)
                COMMAND ${checker} time --impl hostile_${trick} --exercise ${exercise} --max-seconds 2)
       set_tests_properties(${lab}.hostile_${trick}.refused PROPERTIES PASS_REGULAR_EXPRESSION "\"correct\": false")
       list(APPEND hostile_tests ${lab}.hostile_${trick}.refused)
+    elseif(header MATCHES "must be harmless")
+      # Its trick must fail: it answers right only when it could not do what it tried, so the check must pass.
+      add_test(NAME ${lab}.hostile_${trick}.harmless COMMAND ${checker} check --impl hostile_${trick} --exercise ${exercise})
+      list(APPEND hostile_tests ${lab}.hostile_${trick}.harmless)
     endif()
   endforeach()
 
@@ -127,7 +133,26 @@ function(add_lab dir)
     add_test(NAME ${lab}.${impl}.rejected COMMAND ${checker} check --impl ${impl} --expect-reject)
     list(APPEND gpu_tests ${lab}.${impl}.rejected)
   endforeach()
-  set_tests_properties(${gpu_tests} ${hostile_tests} PROPERTIES SKIP_RETURN_CODE 111 LABELS "gpu;${lab}")
+  # The checker's mutation suite through the real binary (issue 13): the reference's runner spoiling its outputs in
+  # every generic way (harness/src/runner/mutations.hpp) must be rejected by `check`, and by the verification of
+  # timed runs for the lab's first exercise (the same device path serves every exercise). Not for an in-process lab.
+  set(mutant_tests)
+  if(NOT in_process)
+    foreach(mutation zeros constant sampled_only shifted tail_missing one_element_off nan stale)
+      add_test(NAME ${lab}.mutant_${mutation}.rejected
+               COMMAND ${lab} check --impl mutant:${mutation} --seeds 1,2 --expect-reject)
+      list(APPEND gpu_tests ${lab}.mutant_${mutation}.rejected)
+    endforeach()
+    string(JSON first_exercise GET "${manifest}" exercises 0 name)
+    foreach(mutation sampled_only stale)
+      set(name ${lab}.mutant_${mutation}.timed_${first_exercise}.refused)
+      add_test(NAME ${name} COMMAND ${lab} time --impl mutant:${mutation} --exercise ${first_exercise} --max-seconds 1)
+      set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "\"correct\": false")
+      list(APPEND mutant_tests ${name})
+    endforeach()
+  endif()
+  set_tests_properties(${gpu_tests} ${hostile_tests} ${mutant_tests} PROPERTIES SKIP_RETURN_CODE 111
+                       LABELS "gpu;${lab}")
 
   # CPU tests of the lab (references, generators, the manifest agreeing with the code): run in CI.
   set(cpu_test_target ${lab}_cpu_tests)

@@ -20,6 +20,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "grader/device_info.hpp"
 #include "grader/discovery.hpp"
 #include "grader/lab_run.hpp"
 #include "grader/manifest.hpp"
@@ -59,6 +60,7 @@ Examples:
   grade lab1 --seeds 101,202,303      chosen seeds for the correctness tests (default: fresh random ones)
   grade lab6 --sanitize               also run compute-sanitizer (the manifest's tools) on small shapes
   grade --list                        which labs exist and which are built
+  grade --device                      your GPU and its napkin math (bandwidth, bytes in flight)
 
 Exit codes:
   0  graded (whatever the score)
@@ -74,6 +76,7 @@ struct Cli {
   bool list = false;
   bool sanitize = false;
   std::string sanitizer;  // --sanitizer PATH; empty: looked for (find_compute_sanitizer)
+  bool device = false;
   int repeat = 1;
   std::string seeds, exercise, labs_dir = COURSE_LABS_DIR, bin_dir, work_dir, output = "grade-results.json", commit;
   std::optional<double> check_timeout_s, time_timeout_s;
@@ -90,8 +93,8 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   auto* impl = app.add_option("--impl", cli.impl,
                               "implementation graded in the student slot (default: student), e.g. reference");
   auto* self_check = app.add_flag("--self-check", cli.self_check,
-                                  "grade `reference` (must earn full marks) and `student` (the shipped stub must "
-                                  "behave as the manifest's \"stub\" says); exit 4 if an expectation fails; "
+                                  "grade `reference` (must earn full marks) and `baseline` (the shipped stub.cu, "
+                                  "never student.cu: it must behave as the manifest's \"stub\" says); exit 4 if an expectation fails; "
                                   "without LAB, checks every lab");
   impl->excludes(self_check);
   app.add_option("--repeat", cli.repeat,
@@ -124,6 +127,8 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
                "(docs/sanitizer.md)");
   app.add_option("--sanitizer", cli.sanitizer,
                  "compute-sanitizer to use with --sanitize (default: from PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)");
+  app.add_flag("--device", cli.device,
+               "describe the GPU (bandwidth from its memory clock and bus, napkin math) through a built lab, then exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -196,6 +201,7 @@ int run(int argc, char** argv) {
     list_labs(labs, labs_dir, bin_dir);
     return kExitGraded;
   }
+  if (cli.device) return print_device_summary(labs, bin_dir);
   if (cli.labs.empty() && !cli.self_check) {
     fmt::print(stderr, "grade: name the labs to grade (lab1, 1, 01, 01_coalescing) or `all`; see grade --help\n");
     return kExitUsage;
@@ -280,8 +286,10 @@ int run(int argc, char** argv) {
   if (cli.sanitize || !cli.sanitizer.empty()) options.sanitizer = locate_sanitizer(cli.sanitizer);
   report.commit = cli.commit.empty() ? git_commit(labs_dir) : cli.commit;
 
+  // The self-check grades the shipped stub (`baseline`, built from stub.cu) in the student slot, never student.cu:
+  // an instructor's edited copy must not decide whether the course holds up.
   const std::vector<std::string> impls =
-      cli.self_check ? std::vector<std::string>{"reference", "student"} : std::vector<std::string>{cli.impl};
+      cli.self_check ? std::vector<std::string>{"reference", "baseline"} : std::vector<std::string>{cli.impl};
   for (int repeat = 1; repeat <= cli.repeat; ++repeat) {
     for (const auto& impl : impls) {
       options.impl = impl;
@@ -290,7 +298,9 @@ int run(int argc, char** argv) {
                                        : fmt::format("(impl: {})", impl);
       for (const LabEntry* lab : usable) {
         const Manifest& manifest = manifests.at(lab->number);
+        const auto began = std::chrono::steady_clock::now();
         auto result = grade_lab(*lab, manifest, options);
+        result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         fmt::print("{}\n", format_lab_table(result, note));
         std::fflush(stdout);
         if (cli.self_check) {

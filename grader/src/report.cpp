@@ -66,6 +66,8 @@ json to_json(const ExerciseResult& x) {
             {"tests_passed", x.tests_passed},
             {"tests_total", x.tests_total},
             {"wall_s", x.wall_s},
+            {"check_s", x.check_s},
+            {"time_s", x.time_s},
             // What the runs were asked for, so that the grade can be reproduced: --seeds and --timed-seed.
             {"seeds", x.seeds},
             {"timed_seed", or_null(x.timed_seed)},
@@ -107,6 +109,7 @@ json to_json(const LabResult& lab) {
           {"message", lab.message},
           {"check_timeout_s", lab.check_timeout_s},
           {"time_timeout_s", lab.time_timeout_s},
+          {"wall_s", lab.wall_s},
           {"score", lab.score()},
           {"max_score", lab.max_score()},
           {"exercises", std::move(exercises)}};
@@ -182,6 +185,14 @@ std::string format_lab_table(const LabResult& lab, std::string_view note) {
     for (const auto& [name, v] : x.timing->metrics) line += fmt::format(" {} {:.3g};", name, v);
     line.pop_back();
     out += line + "\n";
+  }
+  if (lab.wall_s > 0) {  // what grading cost: the class-scale budget is seconds per lab
+    double check = 0, time = 0;
+    for (const auto& x : lab.exercises) {
+      check += x.check_s;
+      time += x.time_s;
+    }
+    out += fmt::format("  graded in {:.1f} s (check {:.1f} s, time {:.1f} s)\n", lab.wall_s, check, time);
   }
   return out;
 }

@@ -44,6 +44,12 @@ __global__ void words_kernel(const unsigned* a, const unsigned* b, std::size_t w
     if (a[k] != b[k]) record(out, k);
 }
 
+__global__ void fill_kernel(unsigned* dst, std::size_t words, unsigned word) {
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < words;
+       k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    dst[k] = word;
+}
+
 /// The two counters every kernel above fills: {failures, first failing index}.
 class Counters {
  public:
@@ -93,6 +99,17 @@ DeviceMismatches differing_words(const void* a, const void* b, std::size_t bytes
     words_kernel<<<kBlocks, kThreads>>>(static_cast<const unsigned*>(a), static_cast<const unsigned*>(b), words,
                                         counters.get());
   return counters.read();
+}
+
+void fill_words(void* dst, std::size_t bytes, std::uint32_t word, cudaStream_t stream) {
+  const std::size_t words = bytes / 4, tail = bytes % 4;
+  if (words > 0) {
+    fill_kernel<<<kBlocks, kThreads, 0, stream>>>(static_cast<unsigned*>(dst), words, word);
+    CUDA_CHECK(cudaGetLastError());
+  }
+  for (std::size_t k = 0; k < tail; ++k)  // the word's bytes in memory order (little-endian), continuing the pattern
+    CUDA_CHECK(cudaMemsetAsync(static_cast<unsigned char*>(dst) + words * 4 + k,
+                               static_cast<unsigned char>(word >> (8 * k)), 1, stream));
 }
 
 template DeviceMismatches compare_on_device<float>(const float*, const double*, const std::size_t*, const double*,

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <cuda_runtime.h>
+
 namespace harness::detail {
 
 /// How many elements failed, and the index of the first that did (count when none).
@@ -26,5 +28,9 @@ DeviceMismatches compare_arrays_on_device(const T* got, const T* expected, doubl
 
 /// The 4-byte words in which `a` and `b` differ (`bytes` is a multiple of 4). Synchronous.
 DeviceMismatches differing_words(const void* a, const void* b, std::size_t bytes);
+
+/// Fills `bytes` bytes at `dst` (4-byte aligned) with the little-endian pattern of `word`, byte k getting byte k % 4
+/// of it, on `stream` (asynchronous): a 32-bit memset, which the runtime API lacks.
+void fill_words(void* dst, std::size_t bytes, std::uint32_t word, cudaStream_t stream);
 
 }  // namespace harness::detail

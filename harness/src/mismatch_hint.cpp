@@ -35,17 +35,29 @@ std::string format(std::string_view pattern, const Args&... args) {
   return os.str();
 }
 
-// The harness poisons outputs with 0xFF bytes (problem.cpp): a float with every bit set, -1 as an int32. Arithmetic
-// on the GPU never produces that NaN (it returns the canonical 0x7FFFFFFF), so it means "never written".
+// The harness's fill words (problem.cpp, kept equal to its kPoisonWord and guard words): outputs hold 0x7FFFFFFF (NaN as
+// a float, INT_MAX as an int32) until the kernel writes them; the guard zones around inputs and outputs hold NaNs with
+// payloads no GPU arithmetic makes, so one of those in an output was copied from outside an array.
+constexpr std::uint32_t kPoisonWord = 0x7FFFFFFFu;
+constexpr std::uint32_t kInputGuardWord = 0x7FC1A5A5u;
+constexpr std::uint32_t kOutputGuardWord = 0x7FC2A5A5u;
+
+template <class T>
+std::uint32_t bits_of(T v) {
+  static_assert(sizeof(T) == sizeof(std::uint32_t));
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+
 template <class T>
 bool is_poison(T v) {
-  if constexpr (std::is_same_v<T, float>) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    return bits == 0xFFFFFFFFu;
-  } else {
-    return v == T(-1);
-  }
+  return bits_of(v) == kPoisonWord;
+}
+
+template <class T>
+bool is_guard(T v) {
+  return std::is_same_v<T, float> && (bits_of(v) == kInputGuardWord || bits_of(v) == kOutputGuardWord);
 }
 
 bool within(double got, double want, double atol, double rtol) {
@@ -63,16 +75,18 @@ struct Layout {
 // Running facts about the wrong elements, fed in index order.
 struct Facts {
   std::size_t count = 0, first = 0, last = 0, gcd = 0;
-  std::size_t computed_nonfinite = 0;   // NaN or Inf that is not the poison pattern
+  std::size_t nonfinite = 0;             // NaN or Inf (the poison is a NaN too: a kernel's NaN may be the same word)
+  std::size_t guards = 0;                // guard words: values read from outside an array
   std::size_t shift_next = 0, shift_prev = 0;  // explained by ref[i + 1], by ref[i - 1]
   std::vector<Layout> layouts;
 
-  void add(std::size_t i, std::size_t n, double got, bool poison, const double* expected, double atol, double rtol) {
+  void add(std::size_t i, std::size_t n, double got, bool guard, const double* expected, double atol, double rtol) {
     if (count == 0) first = i;
     gcd = std::gcd(gcd, i - first);
     last = i;
     ++count;
-    if (!std::isfinite(got) && !poison) ++computed_nonfinite;
+    if (!std::isfinite(got)) ++nonfinite;
+    if (guard) ++guards;
     if (i + 1 < n && within(got, expected[i + 1], atol, rtol)) ++shift_next;
     if (i > 0 && within(got, expected[i - 1], atol, rtol)) ++shift_prev;
     for (auto& l : layouts) {
@@ -139,6 +153,7 @@ std::string_view to_string(MismatchKind kind) {
     case MismatchKind::kUntouched: return "untouched";
     case MismatchKind::kAllZeros: return "all-zeros";
     case MismatchKind::kNaN: return "nan";
+    case MismatchKind::kGuardRead: return "guard-read";
     case MismatchKind::kShifted: return "shifted";
     case MismatchKind::kTail: return "tail";
     case MismatchKind::kStrided: return "strided";
@@ -166,7 +181,7 @@ MismatchHint classify_mismatch(const T* got, const double* expected, std::size_t
     }
     for (const auto& m : compare(got + off, expected + off, len, part, len).first) {
       const std::size_t i = off + m.index;
-      f.add(i, n, m.got, is_poison(got[i]), expected, tol.atol_at(i), tol.rtol);
+      f.add(i, n, m.got, is_guard(got[i]), expected, tol.atol_at(i), tol.rtol);
     }
   }
   if (f.count == 0) return {};
@@ -179,12 +194,12 @@ MismatchHint classify_mismatch(const T* got, const double* expected, std::size_t
     return {MismatchKind::kAllZeros,
             "every element is 0: the kernel stored zeros (an accumulator never added to, a result stored before it "
             "was computed, or a grid too small to reach the work)"};
-  if (f.computed_nonfinite == f.count)
-    return {MismatchKind::kNaN,
-            format("the {} wrong element(s) are NaN or Inf that the kernel computed (not the untouched poison): a "
-                        "NaN spreads through every sum it enters, so look for a read of memory nobody wrote (shared "
-                        "memory read before the barrier, scratch assumed zero, an index past the end of an input)",
-                        f.count)};
+  if (f.guards > 0)
+    return {MismatchKind::kGuardRead,
+            format("{} wrong element(s) hold the pattern of the harness's guard zones, which lie just outside every "
+                   "array: the kernel copied values from past the end (or before the start) of an array; check "
+                   "the index of every load against its array's length",
+                   f.guards)};
   const std::size_t shifted = std::max(f.shift_next, f.shift_prev);
   if (f.count >= 2 && shifted >= 2 && static_cast<double>(shifted) >= kShiftShare * static_cast<double>(f.count))
     return {MismatchKind::kShifted,
@@ -208,6 +223,12 @@ MismatchHint classify_mismatch(const T* got, const double* expected, std::size_t
                                       "special case)"
                                     : "one thread of each group of that many goes wrong (a stride, a vector width or "
                                       "a row length in the index arithmetic)")};
+  if (f.nonfinite == f.count)
+    return {MismatchKind::kNaN,
+            format("the {} wrong element(s) are NaN or Inf, in no pattern of position: a NaN spreads through every sum "
+                   "it enters, so look for a read of memory nobody wrote (an output or scratch read before it is "
+                   "written, shared memory read before the barrier), or an element the kernel never stores",
+                   f.count)};
   return {};
 }
 

@@ -16,8 +16,23 @@ namespace {
 // 64 KiB of guard on each side: more than any block (1024 threads x 16 bytes x 4 vectors) can overrun by, and a
 // multiple of 256 so the data stays as aligned as cudaMalloc's own pointers (float4 loads need 16 bytes).
 constexpr std::size_t kGuardBytes = 64 * 1024;
-constexpr unsigned char kGuardByte = 0xA5;   // 0xA5A5A5A5 is -2.9e-16f: a value no test expects
-constexpr unsigned char kPoisonByte = 0xFF;  // 0xFFFFFFFF is a NaN as a float, -1 as an int
+// What a kernel reads outside its arrays, and what an output holds until the kernel writes it: 32-bit words that are
+// NaNs as floats (they survive every sum and product; 0 * NaN is NaN) and about 2^31 as int32s (any sum that takes
+// one in is off by two billion, or overflows). A read past the end must change the answer visibly: the old guard byte
+// 0xA5 read as -2.9e-16f, which vanished in float sums of integer-valued inputs and in `x * 0` masks.
+// The guards are NaNs with payloads no GPU arithmetic makes (NVIDIA GPUs return the canonical NaN 0x7FFFFFFF), so a
+// kernel writing `alpha * x[i]` past the end of y, with x[i] a guard NaN, still changes y's guard; and inputs and
+// outputs have different guard words, so a copy from one guard zone into another does too.
+constexpr std::uint32_t kInputGuardWord = 0x7FC1A5A5u;
+constexpr std::uint32_t kOutputGuardWord = 0x7FC2A5A5u;
+constexpr std::uint32_t kPoisonWord = 0x7FFFFFFFu;  // NaN; INT_MAX
+std::uint32_t guard_word(Buffer::Role role) {
+  return role == Buffer::Role::input ? kInputGuardWord : kOutputGuardWord;
+}
+/// Byte `offset` of an allocation filled with `word` from its start (little-endian).
+constexpr unsigned char pattern_byte(std::uint32_t word, std::size_t offset) {
+  return static_cast<unsigned char>(word >> (8 * (offset % 4)));
+}
 }  // namespace
 
 std::string Shape::str() const {
@@ -88,8 +103,8 @@ Buffer::Buffer(Problem& owner, Role role, std::string name, std::size_t bytes)
     CUDA_CHECK(cudaIpcOpenMemHandle(&mapped_, handle, cudaIpcMemLazyEnablePeerAccess));
   } else if (!host_only()) {
     storage_ = DeviceBuffer<unsigned char>(bytes + 2 * kGuardBytes);
-    CUDA_CHECK(cudaMemset(storage_.get(), kGuardByte, storage_.bytes()));
-    CUDA_CHECK(cudaDeviceSynchronize());  // cudaMemset is asynchronous: finish before any stream can touch it
+    detail::fill_words(storage_.get(), storage_.bytes(), guard_word(role), nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());  // the fill is asynchronous: finish before any stream can touch it
   }
   owner.buffers_.push_back(this);
 }
@@ -108,18 +123,21 @@ void* Buffer::raw_data() const {
   return static_cast<unsigned char*>(mapped_ ? mapped_ : storage_.get()) + kGuardBytes;
 }
 
-void Buffer::poison(cudaStream_t stream) { CUDA_CHECK(cudaMemsetAsync(raw_data(), kPoisonByte, bytes_, stream)); }
+void Buffer::poison(cudaStream_t stream) { detail::fill_words(raw_data(), bytes_, kPoisonWord, stream); }
 
 bool Buffer::guards_intact() const {
   std::vector<unsigned char> guard(kGuardBytes);
-  const auto intact = [&] {
-    return std::all_of(guard.begin(), guard.end(), [](unsigned char b) { return b == kGuardByte; });
+  // `offset`: where the guard starts in the allocation, which was filled with the pattern from its first byte.
+  const auto intact = [&](std::size_t offset) {
+    for (std::size_t k = 0; k < guard.size(); ++k)
+      if (guard[k] != pattern_byte(guard_word(role_), offset + k)) return false;
+    return true;
   };
   const auto* data = static_cast<const unsigned char*>(raw_data());
   CUDA_CHECK(cudaMemcpy(guard.data(), data - kGuardBytes, kGuardBytes, cudaMemcpyDeviceToHost));
-  if (!intact()) return false;
+  if (!intact(0)) return false;
   CUDA_CHECK(cudaMemcpy(guard.data(), data + bytes_, kGuardBytes, cudaMemcpyDeviceToHost));
-  return intact();
+  return intact(kGuardBytes + bytes_);
 }
 
 void Buffer::download(void* host) const { CUDA_CHECK(cudaMemcpy(host, raw_data(), bytes_, cudaMemcpyDeviceToHost)); }

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -16,10 +18,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <map>
 #include <optional>
+#include <string_view>
 
 extern char** environ;
 
@@ -67,6 +71,26 @@ std::vector<std::string> runner_environment() {
   return env;
 }
 
+/// Who a runner runs as: the referee's own identity, or, when the referee is root, an unprivileged one (the user
+/// `nobody`, or COURSE_RUNNER_UID/COURSE_RUNNER_GID where a machine has a dedicated grading user).
+struct Identity {
+  bool drop = false;
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+Identity unprivileged_identity() {
+  if (::geteuid() != 0) return {};
+  Identity id{true, 65534, 65534};
+  if (const passwd* nobody = ::getpwnam("nobody")) {
+    id.uid = nobody->pw_uid;
+    id.gid = nobody->pw_gid;
+  }
+  if (const char* uid = std::getenv("COURSE_RUNNER_UID")) id.uid = static_cast<uid_t>(std::stoul(uid));
+  if (const char* gid = std::getenv("COURSE_RUNNER_GID")) id.gid = static_cast<gid_t>(std::stoul(gid));
+  return id;
+}
+
 /// Writes all of `text`; false if the reader is gone.
 bool write_all(int fd, const std::string& text) {
   std::size_t done = 0;
@@ -112,7 +136,11 @@ std::string list_output(const fs::path& program) {
 /// group; what it moved out of that group is `grade`'s to end, as a subreaper).
 class RemoteRunner final : public Runner {
  public:
-  RemoteRunner(fs::path program, std::string name) : program_(std::move(program)), name_(std::move(name)) { spawn(); }
+  /// `args` follow the program's path on its command line (a mutant's `--mutate NAME`).
+  RemoteRunner(fs::path program, std::string name, std::vector<std::string> args = {})
+      : program_(std::move(program)), name_(std::move(name)), args_(std::move(args)) {
+    spawn();
+  }
   ~RemoteRunner() override { stop(); }
   RemoteRunner(const RemoteRunner&) = delete;
   RemoteRunner& operator=(const RemoteRunner&) = delete;
@@ -146,7 +174,10 @@ class RemoteRunner final : public Runner {
     std::vector<char*> envp;
     for (auto& s : env_strings) envp.push_back(s.data());
     envp.push_back(nullptr);
-    char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
+    std::vector<char*> argv{const_cast<char*>(path.c_str())};
+    for (auto& a : args_) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const Identity runner_identity = unprivileged_identity();
     const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -159,7 +190,13 @@ class RemoteRunner final : public Runner {
       const int null_fd = ::open("/dev/null", O_RDONLY);
       if (null_fd >= 0) ::dup2(null_fd, 0);
       ::close_range(5, ~0u, 0);
-      ::execve(argv[0], argv, envp.data());
+      // Run as root (a grading machine's batch job often is), the submission could reach anything: trace the referee,
+      // open its results pipe through /proc, kill the grader. Drop to an unprivileged identity first, or not run.
+      if (runner_identity.drop &&
+          (::setgroups(0, nullptr) != 0 || ::setresgid(runner_identity.gid, runner_identity.gid, runner_identity.gid) != 0 ||
+           ::setresuid(runner_identity.uid, runner_identity.uid, runner_identity.uid) != 0))
+        ::_exit(126);
+      ::execve(argv[0], argv.data(), envp.data());
       ::_exit(127);
     }
     ::close(commands[0]);
@@ -218,6 +255,7 @@ class RemoteRunner final : public Runner {
 
   fs::path program_;
   std::string name_;
+  std::vector<std::string> args_;
   pid_t pid_ = -1;
   int to_ = -1;
   FILE* from_ = nullptr;
@@ -260,6 +298,11 @@ class LocalRunner final : public Runner {
   Event start_, stop_;
 };
 
+/// "mutant:zeros" -> "zeros"; empty for an ordinary implementation.
+std::string mutation_of(const std::string& name) {
+  return name.rfind(kMutantPrefix, 0) == 0 ? name.substr(std::string_view(kMutantPrefix).size()) : std::string();
+}
+
 }  // namespace
 
 fs::path runner_directory() { return self_directory() / "runners"; }
@@ -279,6 +322,7 @@ std::vector<std::string> runner_names() {
 }
 
 std::vector<std::string> runner_exercises(const std::string& name) {
+  if (!mutation_of(name).empty()) return runner_exercises("reference");
   const auto& impls = implementations();
   if (!impls.empty()) {
     const auto it = impls.find(name);
@@ -301,6 +345,12 @@ std::unique_ptr<Runner> make_runner(const std::string& name) {
     const auto it = impls.find(name);
     if (it == impls.end()) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
     return std::make_unique<LocalRunner>(it->second);
+  }
+  if (const auto mutation = mutation_of(name); !mutation.empty()) {
+    // The reference's runner, told to spoil each output after every run (runner/mutations.hpp).
+    const auto program = runner_directory() / (runner_prefix() + "reference");
+    if (!fs::is_regular_file(program)) throw MissingLauncher("a mutant needs the reference's runner: " + program.string());
+    return std::make_unique<RemoteRunner>(program, name, std::vector<std::string>{"--mutate", mutation});
   }
   const auto program = runner_directory() / (runner_prefix() + name);
   if (!fs::is_regular_file(program)) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");

@@ -25,12 +25,14 @@ constexpr int kThreads = 256;
 constexpr int kBlocks = 1024;  // a fixed number of workers, as a CPU program would have
 
 // ---- 1. scale ------------------------------------------------------------------------------------------------
+// slide-begin: scale
 __global__ void scale_kernel(const float* x, float* y, std::int64_t n, float alpha, std::int64_t chunk) {
   const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   const std::int64_t begin = t * chunk;
   const std::int64_t end = begin + chunk < n ? begin + chunk : n;
   for (std::int64_t i = begin; i < end; ++i) y[i] = alpha * x[i];  // lane k is `chunk` words from lane k+1
 }
+// slide-end: scale
 
 void launch_scale(const float* x, float* y, std::int64_t n, float alpha, cudaStream_t stream) {
   const std::int64_t workers = std::int64_t{kThreads} * kBlocks;
@@ -62,6 +64,7 @@ constexpr std::int64_t kStripRows = 64;
 
 // threadIdx.x walks strips of rows, threadIdx.y walks columns: the 32 lanes of a warp read one column at 32
 // different rows, 64 * cols * 4 bytes apart.
+// slide-begin: column_sums
 __global__ void column_sums_kernel(const float* a, float* sums, std::int64_t rows, std::int64_t cols) {
   const std::int64_t strip = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   const std::int64_t c = blockIdx.y * static_cast<std::int64_t>(blockDim.y) + threadIdx.y;
@@ -72,6 +75,7 @@ __global__ void column_sums_kernel(const float* a, float* sums, std::int64_t row
   for (std::int64_t r = r0; r < r1; ++r) sum += a[r * cols + c];
   atomicAdd(&sums[c], sum);
 }
+// slide-end: column_sums
 
 void launch_column_sums(const float* a, float* sums, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(sums, 0, cols * sizeof(float), stream));

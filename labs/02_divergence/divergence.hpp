@@ -51,8 +51,8 @@ inline constexpr float kLightShift = 1.0f;
 ///
 /// Scratch: `worklist` has room for n ints and `count` for one int, both yours to use as you like during the call
 /// (the indices of the heavy elements and their number, for example). Their contents on entry are garbage: the
-/// harness fills them with 0xFF bytes (every int reads -1) before every checked run, and during timing every call
-/// finds what the previous call left. A launcher that counts in them must therefore reset its counter itself, on
+/// harness fills them with 0x7FFFFFFF words (every int reads INT_MAX) before every checked run, and during timing
+/// every call finds what the previous call left. A launcher that counts in them must therefore reset its counter itself, on
 /// `stream`, at every call (cudaMemsetAsync(count, 0, sizeof(int), stream)), not once. Writes outside them are caught.
 using RegroupLauncher = void (*)(const float* x, float* y, std::int64_t n, float threshold, int heavy_steps,
                                  int light_steps, int* worklist, int* count, cudaStream_t stream);

@@ -30,6 +30,7 @@ constexpr int kThreads = 256;
 // Thread i computes element i, so lanes 0, 2, 4, ... of every warp take the even path and lanes 1, 3, 5, ... the odd
 // one. A warp issues one instruction for all its lanes: it runs the even loop with the odd lanes masked off, then the
 // odd loop with the even lanes masked off, and every warp pays for both paths.
+// slide-begin: branches
 __global__ void branches_kernel(const float* x, float* y, std::int64_t n, int iterations) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
@@ -41,6 +42,7 @@ __global__ void branches_kernel(const float* x, float* y, std::int64_t n, int it
   }
   y[i] = v;
 }
+// slide-end: branches
 
 void launch_branches(const float* x, float* y, std::int64_t n, int iterations, cudaStream_t stream) {
   branches_kernel<<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, stream>>>(x, y, n,
@@ -60,10 +62,12 @@ __global__ void block_sums_kernel(const float* x, float* sums, std::int64_t n) {
   __syncthreads();
   // The bound is the run-time block size, as in the classic kernel: `%` by a run-time value is a real division, and
   // the loop cannot be unrolled away (with a compile-time bound the H200 ran it as fast as the reference).
+  // slide-begin: block_sums
   for (int stride = 1; stride < static_cast<int>(blockDim.x); stride *= 2) {
     if (tid % (2 * stride) == 0) s[tid] += s[tid + stride];
     __syncthreads();
   }
+  // slide-end: block_sums
   if (tid == 0) sums[blockIdx.x] = s[0];
 }
 
@@ -78,6 +82,7 @@ void launch_block_sums(const float* x, float* sums, std::int64_t n, cudaStream_t
 // random, so 7 warps in 8 hold at least one heavy lane: such a warp runs the 4096-step heavy loop for its one or two
 // heavy lanes while the others sit masked off, then the 16-step light loop for them. Nearly every warp pays for the
 // heavy path: the GPU issues 14 times the heavy instructions the input needs. The scratch is not used here.
+// slide-begin: regroup
 __global__ void regroup_kernel(const float* x, float* y, std::int64_t n, float threshold, int heavy_steps,
                                int light_steps) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
@@ -90,6 +95,7 @@ __global__ void regroup_kernel(const float* x, float* y, std::int64_t n, float t
   }
   y[i] = v;
 }
+// slide-end: regroup
 
 void launch_regroup(const float* x, float* y, std::int64_t n, float threshold, int heavy_steps, int light_steps,
                     int* /*worklist*/, int* /*count*/, cudaStream_t stream) {

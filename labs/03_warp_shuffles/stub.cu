@@ -35,6 +35,7 @@ __device__ float* warp_row() {
 
 struct Ops {
   // ---- 1. lane 0 gets the sum of the calling lanes ---------------------------------------------------------------
+  // slide-begin: warp_sum
   static __device__ float warp_sum(float v, unsigned mask) {
     float* row = warp_row();
     const int lane = threadIdx.x % 32, lanes = __popc(mask);
@@ -48,6 +49,7 @@ struct Ops {
     __syncwarp(mask);  // everyone has read row[0] before the next call overwrites the row
     return total;
   }
+  // slide-end: warp_sum
 
   // ---- 2. every calling lane gets the sum; every calling lane gets lane src's value ------------------------------
   static __device__ float warp_allreduce(float v, unsigned mask) {
@@ -81,6 +83,7 @@ struct Ops {
 
   // ---- 4. thread 0 gets the block's sum: a shared-memory tree over the whole block -------------------------------
   // log2(blockDim) steps, each ending in a __syncthreads that the whole block waits for.
+  // slide-begin: block_sum
   static __device__ float block_sum(float v) {
     __shared__ float tree[1024];
     const int tid = threadIdx.x, size = blockDim.x;
@@ -96,6 +99,7 @@ struct Ops {
     __syncthreads();  // everyone has read tree[0] before the next call overwrites the tree
     return total;
   }
+  // slide-end: block_sum
 };
 
 }  // namespace

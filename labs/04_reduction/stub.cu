@@ -61,10 +61,12 @@ unsigned grid_for(std::int64_t items) {
 
 // ---- 1. atomic ------------------------------------------------------------------------------------------------------
 // One thread per element, one atomicAdd per element: 2^28 atomics on one address, which the L2 serializes.
+// slide-begin: atomic
 __global__ void atomic_kernel(const float* x, float* result, std::int64_t n) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i < n) atomicAdd(result, x[i]);
 }
+// slide-end: atomic
 
 void launch_atomic(const float* x, float* result, std::int64_t n, cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(float), stream));  // the output arrives poisoned (NaN)

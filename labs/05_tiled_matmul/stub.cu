@@ -38,6 +38,7 @@ dim3 blocks_over(std::int64_t rows, std::int64_t cols) {  // x over columns, y o
 
 // ---- 1. naive ------------------------------------------------------------------------------------------------
 // threadIdx.x walks rows: lane t reads a[(row0 + t) * k + p], 32 words k * 4 bytes apart, one line each.
+// slide-begin: naive
 __global__ void naive_kernel(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
                              std::int64_t k) {
   const std::int64_t row = blockIdx.x * static_cast<std::int64_t>(kTile) + threadIdx.x;
@@ -47,6 +48,7 @@ __global__ void naive_kernel(const float* a, const float* b, float* c, std::int6
   for (std::int64_t p = 0; p < k; ++p) sum += a[row * k + p] * b[p * n + col];
   c[row * n + col] = sum;
 }
+// slide-end: naive
 
 void launch_naive(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k,
                   cudaStream_t stream) {

@@ -45,6 +45,7 @@ dim3 tiles_over(std::int64_t rows, std::int64_t cols) {
 
 // ---- 1. transpose_tiled --------------------------------------------------------------------------------------
 // Lane x reads in[r][c0 + x] (32 adjacent words) and writes out[c0 + x][r] (32 words `rows` apart).
+// slide-begin: transpose_naive
 __global__ void transpose_naive_kernel(const float* in, float* out, std::int64_t rows, std::int64_t cols) {
   const std::int64_t c = blockIdx.x * static_cast<std::int64_t>(kTile) + threadIdx.x;
   const std::int64_t r0 = blockIdx.y * static_cast<std::int64_t>(kTile) + threadIdx.y;
@@ -53,6 +54,7 @@ __global__ void transpose_naive_kernel(const float* in, float* out, std::int64_t
     if (r < rows && c < cols) out[c * rows + r] = in[r * cols + c];
   }
 }
+// slide-end: transpose_naive
 
 void launch_transpose_tiled(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   transpose_naive_kernel<<<tiles_over(rows, cols), dim3(kTile, kRows), 0, stream>>>(in, out, rows, cols);
@@ -104,10 +106,12 @@ __global__ void row_sums_kernel(const float* in, float* out, std::int64_t rows, 
     for (int i = 0; i < kTile; ++i, p += cols)  // zeros past the last row or column: the walk adds them harmlessly
       tile[i][lane] = i < n && in_cols ? *p : 0.0f;
     __syncwarp();  // row t of the tile was written by all 32 lanes
+    // slide-begin: row_sums_walk
 #pragma unroll
     // Word 32 t + k: bank k for every lane. nvcc merges four steps into one 16-byte load (8 per slice, not 32); with
     // all 32 lanes on the same 4 banks each takes 32 passes where 4 would do (measured: results/, lab 06's sheet).
     for (int k = 0; k < kTile; ++k) sum += tile[lane][k];
+    // slide-end: row_sums_walk
     __syncwarp();  // every lane has walked its row before the next slice overwrites the tile
   }
   if (lane < n) out[row0 + lane] = sum;

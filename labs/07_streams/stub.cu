@@ -39,12 +39,14 @@ unsigned blocks_for(std::int64_t n) {
 }
 
 // ---- 1. pinned_memory ----------------------------------------------------------------------------------------
+// slide-begin: pinned_memory
 void* allocate_host(std::size_t bytes) {
   void* p = std::malloc(bytes);  // pageable: copies from here are staged through a driver buffer
   if (!p) throw std::bad_alloc();
   return p;
 }
 void release_host(void* p) { std::free(p); }
+// slide-end: pinned_memory
 constexpr lab07::HostMemory kHostMemory{allocate_host, release_host};
 
 // ---- 2. pipeline ---------------------------------------------------------------------------------------------
@@ -56,6 +58,7 @@ __global__ void poly_kernel(const float* x, float* y, std::int64_t n) {
   }
 }
 
+// slide-begin: pipeline
 void launch_pipeline(const float* h_in, float* h_out, float* d_in, float* d_out, std::int64_t n,
                      cudaStream_t stream) {
   const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(float);
@@ -64,6 +67,7 @@ void launch_pipeline(const float* h_in, float* h_out, float* d_in, float* d_out,
   CUDA_CHECK_LAUNCH();
   CUDA_CHECK(cudaMemcpyAsync(h_out, d_out, bytes, cudaMemcpyDeviceToHost, stream));
 }
+// slide-end: pipeline
 
 // ---- 3. stencil_pipeline -------------------------------------------------------------------------------------
 // Computes y[i] for i in [begin, end); reads x[begin - 1] and x[end] too when they exist.

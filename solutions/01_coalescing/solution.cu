@@ -30,6 +30,7 @@ unsigned grid_for(std::int64_t items) {
 // ---- 1. scale ------------------------------------------------------------------------------------------------
 // Thread t handles float4 t, t + stride, ...: a warp reads 512 contiguous bytes per instruction. The n % 4 tail
 // elements go to the first threads.
+// slide-begin: scale
 __global__ void scale_kernel(const float4* __restrict__ x4, float4* __restrict__ y4, const float* __restrict__ x,
                              float* __restrict__ y, std::int64_t n, float alpha) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -46,6 +47,7 @@ __global__ void scale_kernel(const float4* __restrict__ x4, float4* __restrict__
   }
   if (t < n - 4 * n4) y[4 * n4 + t] = alpha * x[4 * n4 + t];
 }
+// slide-end: scale
 
 void launch_scale(const float* x, float* y, std::int64_t n, float alpha, cudaStream_t stream) {
   scale_kernel<<<grid_for(n / 4), kThreads, 0, stream>>>(reinterpret_cast<const float4*>(x),
@@ -61,6 +63,7 @@ __device__ float warp_sum(float v) {
 
 // Coalesced float4 loads accumulate in a register; the block then reduces (shuffles, one shared slot per warp) and
 // adds its sum with a single atomic, so the atomics are a few thousand, not one per element.
+// slide-begin: dot
 __global__ void dot_kernel(const float4* __restrict__ x4, const float4* __restrict__ y4, const float* __restrict__ x,
                            const float* __restrict__ y, float* result, std::int64_t n) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -83,6 +86,7 @@ __global__ void dot_kernel(const float4* __restrict__ x4, const float4* __restri
     if (threadIdx.x == 0) atomicAdd(result, sum);
   }
 }
+// slide-end: dot
 
 void launch_dot(const float* x, const float* y, float* result, std::int64_t n, cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(float), stream));
@@ -119,6 +123,7 @@ __device__ void accumulate(float4& s, float4 v) {
 }
 
 // V = float4 when cols % 4 == 0: one 16-byte load covers four columns of a row.
+// slide-begin: column_sums
 template <class V>
 __global__ void column_sums_kernel(const V* __restrict__ a, float* sums, std::int64_t rows, std::int64_t width,
                                    std::int64_t strip_rows) {
@@ -131,6 +136,7 @@ __global__ void column_sums_kernel(const V* __restrict__ a, float* sums, std::in
   for (std::int64_t r = r0; r < r1; ++r) accumulate(sum, a[r * width + c]);
   add_to(sums, c, sum);
 }
+// slide-end: column_sums
 
 void launch_column_sums(const float* a, float* sums, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(sums, 0, cols * sizeof(float), stream));

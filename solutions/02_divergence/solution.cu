@@ -32,6 +32,7 @@ constexpr int kThreads = 256;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 // ---- 1. branches ---------------------------------------------------------------------------------------------
+// slide-begin: branches
 __global__ void branches_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t n, int iterations) {
   const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   const std::int64_t warp = t / 32;
@@ -47,6 +48,7 @@ __global__ void branches_kernel(const float* __restrict__ x, float* __restrict__
   }
   y[i] = v;
 }
+// slide-end: branches
 
 void launch_branches(const float* x, float* y, std::int64_t n, int iterations, cudaStream_t stream) {
   const std::int64_t threads = (n + 63) / 64 * 64;  // whole warp pairs
@@ -62,10 +64,12 @@ __global__ void block_sums_kernel(const float* __restrict__ x, float* __restrict
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(lab02::kSegment) + tid;
   s[tid] = i < n ? x[i] : 0.0f;
   __syncthreads();
+  // slide-begin: block_sums
   for (int stride = lab02::kSegment / 2; stride > 0; stride /= 2) {
     if (tid < stride) s[tid] += s[tid + stride];
     __syncthreads();
   }
+  // slide-end: block_sums
   if (tid == 0) sums[blockIdx.x] = s[0];
 }
 
@@ -93,6 +97,7 @@ __global__ void __launch_bounds__(kAppendThreads)
   const bool inside = i < n;
   float v = inside ? x[i] : 0.0f;
   const bool heavy = inside && v >= threshold;
+  // slide-begin: regroup_append
   const unsigned heavy_lanes = __ballot_sync(kFullMask, heavy);
   if (lane == 0) warp_offset[warp] = __popc(heavy_lanes);
   __syncthreads();
@@ -114,10 +119,12 @@ __global__ void __launch_bounds__(kAppendThreads)
     for (int k = 0; k < light_steps; ++k) v = fmaf(v, lab02::kLightScale, lab02::kLightShift);
     y[i] = v;
   }
+  // slide-end: regroup_append
 }
 
 // Pass 2, a grid-stride loop over the worklist: lanes take consecutive entries, so every warp but the last holds 32
 // heavy elements. The count is read on the device; the host never waits for it.
+// slide-begin: regroup_heavy
 __global__ void regroup_heavy_kernel(const float* __restrict__ x, float* __restrict__ y, int heavy_steps,
                                      const int* __restrict__ worklist, const int* __restrict__ count) {
   const std::int64_t total = *count;
@@ -129,6 +136,7 @@ __global__ void regroup_heavy_kernel(const float* __restrict__ x, float* __restr
     y[i] = v;
   }
 }
+// slide-end: regroup_heavy
 
 /// Pass 2's grid: enough 256-thread blocks to fill every SM (8 each: 2048 threads, an H200's most), no more than n
 /// elements need. Sized for the worst case, every element heavy; the loop stops at the device-side count.

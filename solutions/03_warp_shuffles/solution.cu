@@ -17,6 +17,7 @@ constexpr unsigned kFullMask = 0xffffffffu;
 
 struct Ops {
   // ---- 1 ---------------------------------------------------------------------------------------------------------
+  // slide-begin: warp_sum
   static __device__ float warp_sum(float v, unsigned mask) {
     if (mask == kFullMask) {
 #pragma unroll
@@ -31,8 +32,10 @@ struct Ops {
     }
     return v;
   }
+  // slide-end: warp_sum
 
   // ---- 2 ---------------------------------------------------------------------------------------------------------
+  // slide-begin: warp_allreduce
   static __device__ float warp_allreduce(float v, unsigned mask) {
     if (mask == kFullMask) {
 #pragma unroll
@@ -41,9 +44,11 @@ struct Ops {
     }
     return __shfl_sync(mask, warp_sum(v, mask), 0);
   }
+  // slide-end: warp_allreduce
   static __device__ float warp_broadcast(float v, int src, unsigned mask) { return __shfl_sync(mask, v, src); }
 
   // ---- 3 ---------------------------------------------------------------------------------------------------------
+  // slide-begin: warp_scan
   static __device__ float warp_inclusive_scan(float v, unsigned mask) {
     const int lane = threadIdx.x % 32;
 #pragma unroll
@@ -53,10 +58,12 @@ struct Ops {
     }
     return v;
   }
+  // slide-end: warp_scan
 
   // ---- 4 ---------------------------------------------------------------------------------------------------------
   // Two warp sums and two barriers, whatever the block size. The lanes of a warp that exist are its calling lanes:
   // all 32, except in the last warp of a block whose size is not a multiple of 32.
+  // slide-begin: block_sum
   static __device__ float block_sum(float v) {
     __shared__ float slots[32];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -73,6 +80,7 @@ struct Ops {
     __syncthreads();  // warp 0 has read every slot before the next call writes them again
     return total;
   }
+  // slide-end: block_sum
 };
 
 }  // namespace

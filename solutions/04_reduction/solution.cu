@@ -21,6 +21,7 @@ __device__ float warp_sum(float v) {
 
 // The block's total, in thread 0, for blocks of kThreads threads: warp sums, one shared slot per warp, one more warp
 // sum. Every thread of the block must call it (it has a barrier).
+// slide-begin: block_sum
 __device__ float block_sum(float v) {
   __shared__ float slots[kThreads / 32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -31,6 +32,7 @@ __device__ float block_sum(float v) {
   if (warp == 0) v = warp_sum(lane < kThreads / 32 ? slots[lane] : 0.0f);
   return v;
 }
+// slide-end: block_sum
 
 /// A grid for the grid-stride stages: enough blocks to fill every SM (8 blocks of 256 threads each), no more than
 /// the work needs.
@@ -62,11 +64,13 @@ void launch_atomic(const float* x, float* result, std::int64_t n, cudaStream_t s
 // ---- 2. warp_atomic -------------------------------------------------------------------------------------------------
 // One thread per element; the warp adds its 32 values with shuffles and lane 0 does one atomicAdd: 32x fewer
 // atomics. Threads past n add 0 instead of leaving, so every warp is whole and the full mask is right.
+// slide-begin: warp_atomic
 __global__ void warp_atomic_kernel(const float* x, float* result, std::int64_t n) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   const float v = warp_sum(i < n ? x[i] : 0.0f);
   if (threadIdx.x % 32 == 0 && i < n) atomicAdd(result, v);
 }
+// slide-end: warp_atomic
 
 void launch_warp_atomic(const float* x, float* result, std::int64_t n, cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(float), stream));  // the output arrives poisoned (NaN)
@@ -93,6 +97,7 @@ void launch_block_atomic(const float* x, float* result, std::int64_t n, cudaStre
 // A fixed grid of a few blocks per SM; each thread adds elements t, t + stride, ... in a register (adjacent threads,
 // adjacent words: every load is coalesced), then one block sum and one atomicAdd per block: a thousand atomics in
 // all, and no block launched per 256 elements.
+// slide-begin: grid_stride
 __global__ void grid_stride_kernel(const float* x, float* result, std::int64_t n) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   float sum = 0.0f;
@@ -104,6 +109,7 @@ __global__ void grid_stride_kernel(const float* x, float* result, std::int64_t n
   sum = block_sum(sum);
   if (threadIdx.x == 0) atomicAdd(result, sum);
 }
+// slide-end: grid_stride
 
 void launch_grid_stride(const float* x, float* result, std::int64_t n, cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(float), stream));  // the output arrives poisoned (NaN)
@@ -115,6 +121,7 @@ void launch_grid_stride(const float* x, float* result, std::int64_t n, cudaStrea
 // The grid-stride loop over float4s: one 16-byte load per thread per trip moves four times the bytes per
 // instruction, and unrolling keeps several loads in flight per thread. The n % 4 tail elements go to the first
 // threads.
+// slide-begin: vectorized
 __global__ void vectorized_kernel(const float4* __restrict__ x4, const float* __restrict__ x, float* result, std::int64_t n) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
@@ -129,6 +136,7 @@ __global__ void vectorized_kernel(const float4* __restrict__ x4, const float* __
   sum = block_sum(sum);
   if (threadIdx.x == 0) atomicAdd(result, sum);
 }
+// slide-end: vectorized
 
 void launch_vectorized(const float* x, float* result, std::int64_t n, cudaStream_t stream) {
   CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(float), stream));  // the output arrives poisoned (NaN)

@@ -33,6 +33,7 @@ dim3 blocks_over(std::int64_t rows, std::int64_t cols, int tile) {  // x over co
 // against the 32 x 32 reference). Why was not established (no SASS was read), so this reference does not rely on it.
 constexpr int kNaiveRows = 8;
 
+// slide-begin: naive
 __global__ void naive_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                              std::int64_t m, std::int64_t n, std::int64_t k) {
   const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kNaiveRows) + threadIdx.y;
@@ -43,6 +44,7 @@ __global__ void naive_kernel(const float* __restrict__ a, const float* __restric
   for (std::int64_t p = 0; p < k; ++p) sum += a[row * k + p] * b[p * n + col];
   c[row * n + col] = sum;
 }
+// slide-end: naive
 
 void launch_naive(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n, std::int64_t k,
                   cudaStream_t stream) {
@@ -62,6 +64,7 @@ __global__ void smem_tiled_kernel(const float* __restrict__ a, const float* __re
   const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kTile) + ty;
   const std::int64_t col = blockIdx.x * static_cast<std::int64_t>(kTile) + tx;
   float sum = 0.0f;
+  // slide-begin: smem_tiled
   for (std::int64_t p0 = 0; p0 < k; p0 += kTile) {
     as[ty][tx] = row < m && p0 + tx < k ? a[row * k + p0 + tx] : 0.0f;  // zeros past the edges add nothing
     bs[ty][tx] = p0 + ty < k && col < n ? b[(p0 + ty) * n + col] : 0.0f;
@@ -70,6 +73,7 @@ __global__ void smem_tiled_kernel(const float* __restrict__ a, const float* __re
     for (int p = 0; p < kTile; ++p) sum += as[ty][p] * bs[p][tx];
     __syncthreads();  // everyone is done with the tile before the next iteration overwrites it
   }
+  // slide-end: smem_tiled
   if (row < m && col < n) c[row * n + col] = sum;
 }
 
@@ -132,6 +136,7 @@ __global__ void __launch_bounds__(kThreads, 2)
   float acc[kTM][kTN] = {};
   float4 a_next = load_a(0), b_next = load_b(0);
 
+  // slide-begin: register_blocked_loop
   for (int p0 = 0; p0 < k; p0 += kBK) {
     as[a_col + 0][a_row] = a_next.x;
     as[a_col + 1][a_row] = a_next.y;
@@ -160,6 +165,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
     __syncthreads();  // everyone is done with the slice before the next iteration overwrites it
   }
+  // slide-end: register_blocked_loop
 
 #pragma unroll
   for (int i = 0; i < kTM; ++i) {

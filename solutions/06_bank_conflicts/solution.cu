@@ -26,6 +26,7 @@ dim3 tiles_over(std::int64_t rows, std::int64_t cols) {
   return dim3(static_cast<unsigned>((cols + kTile - 1) / kTile), static_cast<unsigned>((rows + kTile - 1) / kTile));
 }
 
+// slide-begin: transpose_tile
 template <int kPad>
 __global__ void transpose_tile_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
                                       std::int64_t cols) {
@@ -43,6 +44,7 @@ __global__ void transpose_tile_kernel(const float* __restrict__ in, float* __res
   for (int j = 0; j < kTile; j += kRows)
     if (out_r0 + j < cols && out_c < rows) out[(out_r0 + j) * rows + out_c] = tile[tx][ty + j];
 }
+// slide-end: transpose_tile
 
 void launch_transpose_tiled(const float* in, float* out, std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
   transpose_tile_kernel<0><<<tiles_over(rows, cols), dim3(kTile, kRows), 0, stream>>>(in, out, rows, cols);
@@ -58,7 +60,9 @@ constexpr int kWarpsPerBlock = 8;  // a block is 256 threads and sums 256 rows
 
 __global__ void row_sums_kernel(const float* __restrict__ in, float* __restrict__ out, std::int64_t rows,
                                 std::int64_t cols) {
+  // slide-begin: row_sums_tile
   __shared__ float tiles[kWarpsPerBlock][kTile][kTile + 1];  // 33 words per row: row t's word k is in bank (t + k) % 32
+  // slide-end: row_sums_tile
   const int lane = threadIdx.x % kTile, warp = threadIdx.x / kTile;
   float(*tile)[kTile + 1] = tiles[warp];  // the warp's own tile: __syncwarp() suffices
   const std::int64_t row0 = (blockIdx.x * static_cast<std::int64_t>(kWarpsPerBlock) + warp) * kTile;

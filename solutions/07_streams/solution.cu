@@ -27,12 +27,14 @@
 namespace {
 
 // ---- 1. pinned_memory ----------------------------------------------------------------------------------------
+// slide-begin: pinned_memory
 void* allocate_host(std::size_t bytes) {
   void* p = nullptr;
   CUDA_CHECK(cudaMallocHost(&p, bytes));
   return p;
 }
 void release_host(void* p) { CUDA_CHECK_NOTHROW(cudaFreeHost(p)); }
+// slide-end: pinned_memory
 constexpr lab07::HostMemory kHostMemory{allocate_host, release_host};
 
 // ---- the pipelines' streams and events -----------------------------------------------------------------------
@@ -65,6 +67,7 @@ std::int64_t chunk_length(std::int64_t n) {
   return (std::max(even, kMinChunk) + 1023) / 1024 * 1024;
 }
 
+// slide-begin: fork_join
 /// Every stream the work will use waits for the harness's earlier work.
 int fork(Pipeline& p, std::int64_t chunks, cudaStream_t stream) {
   const int used = static_cast<int>(std::min<std::int64_t>(chunks, kStreams));
@@ -79,6 +82,7 @@ void join(Pipeline& p, int used, cudaStream_t stream) {
     CUDA_CHECK(cudaStreamWaitEvent(stream, p.joined[k], 0));
   }
 }
+// slide-end: fork_join
 
 constexpr int kThreads = 256;
 unsigned blocks_for(std::int64_t n) {
@@ -95,6 +99,7 @@ __global__ void poly_kernel(const float* __restrict__ x, float* __restrict__ y, 
   }
 }
 
+// slide-begin: pipeline
 void launch_pipeline(const float* h_in, float* h_out, float* d_in, float* d_out, std::int64_t n,
                      cudaStream_t stream) {
   Pipeline& p = pipeline();
@@ -111,6 +116,7 @@ void launch_pipeline(const float* h_in, float* h_out, float* d_in, float* d_out,
   }
   join(p, used, stream);
 }
+// slide-end: pipeline
 
 // ---- 3. stencil_pipeline -------------------------------------------------------------------------------------
 __global__ void stencil_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t begin,
@@ -123,6 +129,7 @@ __global__ void stencil_kernel(const float* __restrict__ x, float* __restrict__ 
   }
 }
 
+// slide-begin: stencil
 void launch_stencil_pipeline(const float* h_in, float* h_out, float* d_in, float* d_out, std::int64_t n,
                              cudaStream_t stream) {
   Pipeline& p = pipeline();
@@ -149,6 +156,7 @@ void launch_stencil_pipeline(const float* h_in, float* h_out, float* d_in, float
   compute(chunks - 1);
   join(p, used, stream);
 }
+// slide-end: stencil
 
 }  // namespace
 

@@ -21,7 +21,8 @@
 //                         huge_file       check first writes a byte at 1 GiB into ./huge (sparse: no disk used)
 //                         fork_chain      check becomes a chain of setsid'd processes, each forking the next and
 //                                         exiting at once, for 10 s; each writes its pid to FAKE_LAB_PID_FILE
-//                       Misbehaviour hits only impl `student` (the reference stays right, as in a real lab), except
+//                       Misbehaviour hits only impl `student`, or `baseline` (the stub, which the self-check grades
+//                       in the student slot; the reference stays right, as in a real lab), except
 //                       no_gpu, which hits everything, and slow_reference, a GPU that is busy while the reference
 //                       runs: whatever impl is timed, the `reference` runner takes FAKE_LAB_REFERENCE_SLOWDOWN times
 //                       its usual time (default 5).
@@ -91,6 +92,9 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }
 
 // The mode that applies to `exercise`: the first matching FAKE_LAB_MODE item.
+// The implementation in the student slot: `student`, or `baseline` when the self-check grades the stub there.
+bool graded_slot(const std::string& impl) { return impl == "student" || impl == "baseline"; }
+
 std::string mode_for(const std::string& exercise) {
   const std::string scope = env("FAKE_LAB_EXERCISE");
   for (const auto& item : split(env("FAKE_LAB_MODE"), ',')) {
@@ -207,7 +211,7 @@ void write_huge_file() {
 }
 
 int run_check(const Exercise& ex, const std::string& impl, const std::string& results, const std::string& seeds_text) {
-  const std::string mode = impl == "student" ? mode_for(ex.name) : "good";
+  const std::string mode = graded_slot(impl) ? mode_for(ex.name) : "good";
   if (mode == "exit_early") return 0;
   if (mode == "missing") {
     std::cerr << "implementation '" << impl << "' has no launcher for exercise '" << ex.name << "'\n";
@@ -280,7 +284,7 @@ json runner(double ms, double work) {
 }
 
 int run_time(const Exercise& ex, const std::string& impl, const std::string& results, const std::string& seed) {
-  const std::string mode = impl == "student" ? mode_for(ex.name) : "good";
+  const std::string mode = graded_slot(impl) ? mode_for(ex.name) : "good";
   if (mode == "hang_time") hang();
   if (mode == "missing") return 113;
   std::ofstream out(results, std::ios::trunc);
@@ -296,9 +300,8 @@ int run_time(const Exercise& ex, const std::string& impl, const std::string& res
     out << j.dump() << "\n";
     return 112;
   }
-  const double ms = impl == "reference" ? ex.reference_ms
-                    : impl == "baseline" ? ex.baseline_ms
-                                         : student_ms(ex, mode);
+  // The implementation in the student slot (student, or baseline under the self-check) follows FAKE_LAB_MODE.
+  const double ms = impl == "reference" ? ex.reference_ms : student_ms(ex, mode);
   const std::string slowdown = env("FAKE_LAB_REFERENCE_SLOWDOWN");
   const double reference_ms =
       ex.reference_ms * (mode_for(ex.name) == "slow_reference" ? (slowdown.empty() ? 5.0 : std::stod(slowdown)) : 1.0);

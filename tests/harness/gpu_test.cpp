@@ -8,7 +8,11 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <string>
 
 namespace {
@@ -36,6 +40,7 @@ class CopyProblem final : public harness::Problem {
   }
   [[nodiscard]] harness::Work work() const override { return {8.0 * n_, 0}; }
   float* y() { return y_.data(); }
+  const float* x() const { return x_.data(); }
   std::int64_t n_;
   harness::Input<float> x_;
   harness::Output<float> y_;
@@ -66,6 +71,51 @@ TEST_CASE("a write just past the end of an output is caught by its guard zone", 
   const auto v = p.verify();
   REQUIRE_FALSE(v.ok);
   REQUIRE(v.message.find("out-of-bounds write") != std::string::npos);
+}
+
+TEST_CASE("a read past the end of an input or before its start sees a value no answer can absorb",
+          "[harness][gpu]") {
+  require_gpu();
+  // A kernel with an off-by-one bound reads the guard zone: a NaN as a float (it poisons any sum or product it enters)
+  // and about 2^31 as an int32. The old guard byte 0xA5 read as -2.9e-16f and vanished in integer-valued float sums.
+  CopyProblem p(1000);
+  p.generate(1);
+  float past = 0, before = 0;
+  CUDA_CHECK(cudaMemcpy(&past, p.x() + 1000, sizeof past, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(&before, p.x() - 1, sizeof before, cudaMemcpyDeviceToHost));
+  CHECK(std::isnan(past));
+  CHECK(std::isnan(before));
+  CHECK(std::isnan(1000.0f + 3.0f * past));
+  std::int32_t as_int = 0;
+  CUDA_CHECK(cudaMemcpy(&as_int, p.x() + 1000, sizeof as_int, cudaMemcpyDeviceToHost));
+  CHECK(as_int > (1 << 30));  // about 2^31: no integer sum of the tests' inputs comes near it
+}
+
+TEST_CASE("an output never written keeps a poison that is NaN as a float and INT_MAX as an int32", "[harness][gpu]") {
+  require_gpu();
+  CopyProblem p(1000);
+  p.generate(1);
+  p.poison(nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::int32_t word = 0;
+  CUDA_CHECK(cudaMemcpy(&word, p.y() + 999, sizeof word, cudaMemcpyDeviceToHost));
+  CHECK(word == std::numeric_limits<std::int32_t>::max());
+  REQUIRE(p.verify(false).ok);  // the poison is inside the data: the guard zones still read as intact
+}
+
+TEST_CASE("a NaN computed from a guard and written past the end is caught", "[harness][gpu]") {
+  require_gpu();
+  // GPU arithmetic on a NaN returns the canonical NaN 0x7FFFFFFF: the guard words are other NaNs, so a kernel that
+  // scales the guard past x's end into y's guard changes it (lab 1's wrong_out_of_bounds does exactly that).
+  CopyProblem p(1000);
+  p.generate(1);
+  harness::Impl none;
+  p.run(none, nullptr);
+  const std::uint32_t bits = 0x7FFFFFFFu;
+  float nan_from_gpu = 0;
+  std::memcpy(&nan_from_gpu, &bits, sizeof bits);
+  CUDA_CHECK(cudaMemcpy(p.y() + 1000, &nan_from_gpu, sizeof nan_from_gpu, cudaMemcpyHostToDevice));
+  REQUIRE_FALSE(p.verify().ok);
 }
 
 TEST_CASE("a write before the start of an output is caught too", "[harness][gpu]") {

@@ -34,12 +34,13 @@ struct Case {
   }
 };
 
-float poison() {  // what the harness writes before a run: 0xFF bytes
-  float p;
-  const std::uint32_t bits = 0xFFFFFFFFu;
-  std::memcpy(&p, &bits, sizeof p);
-  return p;
+float from_bits(std::uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
 }
+float poison() { return from_bits(0x7FFFFFFFu); }  // what the harness writes before a run (problem.cpp)
+float input_guard() { return from_bits(0x7FC1A5A5u); }  // what lies just outside an input array
 
 }  // namespace
 
@@ -71,8 +72,8 @@ TEST_CASE("an output that still holds the poison everywhere is untouched", "[har
   std::fill(c.got.begin(), c.got.end(), poison());
   CHECK(c.kind() == MismatchKind::kUntouched);
 
-  SECTION("int32 outputs are poisoned with -1") {
-    std::vector<std::int32_t> got(50, -1);
+  SECTION("int32 outputs are poisoned with INT_MAX") {
+    std::vector<std::int32_t> got(50, std::numeric_limits<std::int32_t>::max());
     std::vector<double> expected(50, 7.0);
     CHECK(classify_mismatch(got.data(), expected.data(), 50, Tolerance::exact(), {50}).kind ==
           MismatchKind::kUntouched);
@@ -85,14 +86,23 @@ TEST_CASE("an output of zeros everywhere is named as such", "[harness][hint]") {
   CHECK(c.kind() == MismatchKind::kAllZeros);
 }
 
-TEST_CASE("NaN the kernel computed is told apart from the untouched poison", "[harness][hint]") {
+TEST_CASE("NaN in no pattern of position is named as NaN", "[harness][hint]") {
   Case c(1000);
   for (std::size_t i : {3u, 400u, 999u}) c.got[i] = std::numeric_limits<float>::quiet_NaN();
   CHECK(c.kind() == MismatchKind::kNaN);
   c.got[500] = std::numeric_limits<float>::infinity();
+  c.got[600] = poison();  // the canonical NaN GPU arithmetic returns is also the poison word
   CHECK(c.kind() == MismatchKind::kNaN);
-  c.got[600] = poison();  // some elements never written: not a pure propagation any more
+  c.got[700] = 5;  // a wrong number among them: no longer a NaN problem alone
   CHECK(c.kind() != MismatchKind::kNaN);
+}
+
+TEST_CASE("values copied from the guard zones are reads past the end of an array", "[harness][hint]") {
+  Case c(1000);
+  c.got[999] = input_guard();  // y[i] = x[i + 1] at the last element
+  const auto hint = classify_mismatch(c.got.data(), c.expected.data(), 1000, Tolerance::exact(), {1000});
+  CHECK(hint.kind == MismatchKind::kGuardRead);
+  CHECK_THAT(hint.text, ContainsSubstring("past the end"));
 }
 
 TEST_CASE("an output shifted by one element is found in either direction", "[harness][hint]") {

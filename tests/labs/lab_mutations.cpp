@@ -206,6 +206,9 @@ TEST_CASE("every mutation of a right answer is rejected by the lab's check", "[l
   if (checked == 0 && !not_on_host.empty())
     SKIP("no problem of this lab can be made without a GPU (lab 07: device staging, host outputs it checks "
          "itself); first: " << not_on_host.front());
+  // Where a GPU is present lab 07's problems can be made, but its outputs are host arrays the problem checks itself,
+  // not Output buffers this suite can feed: nothing to mutate here (docs/threat-model.md lists the gap).
+  if (checked == 0 && not_on_host.empty()) SKIP("no exercise of this lab has an Output buffer to mutate");
   for (const auto& why : not_on_host) FAIL_CHECK("cannot be made on the host: " << why);
   REQUIRE(checked > 0);
 }

@@ -83,6 +83,8 @@ struct ExerciseResult {
   double correctness_max = 0;
   double performance_max = 0;
   double wall_s = 0;  ///< seconds the lab binary ran for this exercise (check and time): what a grading job costs
+  double check_s = 0;  ///< of which `check`
+  double time_s = 0;   ///< of which `time`
   std::vector<std::uint64_t> seeds;         ///< the seeds `check` ran with (to reproduce: `grade --seeds`)
   std::optional<std::uint64_t> timed_seed;  ///< the seed `time` ran with, if it ran (`grade --timed-seed`)
   std::string timed_shape;                  ///< the shape `time` reported, if it ran
@@ -104,6 +106,7 @@ struct LabResult {
   std::string message;          ///< a lab-level problem (not built), else empty
   double check_timeout_s = 0;   ///< the limits used
   double time_timeout_s = 0;
+  double wall_s = 0;            ///< seconds grading the lab took, from first check to last time (set by the caller)
   std::vector<ExerciseResult> exercises;
 
   /// Sum of the exercises' scores.

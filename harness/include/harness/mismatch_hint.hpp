@@ -4,8 +4,8 @@
 ///
 /// A failed check shows the first few wrong elements, which rarely tell a student *why*. The pattern over the whole
 /// output usually does: only the tail past the last full block (a missing bounds path), every 32nd element (one lane
-/// of each warp), one tile of a matrix, NaN that came from arithmetic, an output shifted by one, nothing written at
-/// all, or values that change between identical runs (a race). Each such class maps to one hint line that points at
+/// of each warp), one tile of a matrix, values copied from outside an array, NaN, an output shifted by one, nothing
+/// written at all, or values that change between identical runs (a race). Each such class maps to one hint line that points at
 /// the lab's sheet. Host code only, no CUDA: the lab binary downloads the output and calls these functions, and
 /// tests/harness/mismatch_hint_test.cpp feeds them known patterns.
 #include <harness/compare.hpp>
@@ -22,7 +22,8 @@ enum class MismatchKind {
   kNone,
   kUntouched,      ///< every element still holds the poison the harness wrote before the run
   kAllZeros,       ///< every element is 0
-  kNaN,            ///< the wrong elements are NaN or Inf computed by the kernel (not the poison pattern)
+  kGuardRead,      ///< some wrong elements hold a guard-zone word: values copied from outside an array
+  kNaN,            ///< the wrong elements are NaN or Inf in no pattern of position (propagated NaN, or unwritten)
   kShifted,        ///< out[i] == ref[i + 1] or ref[i - 1] at the wrong elements
   kTail,           ///< only the elements past the last full block of B (B = 32 .. 1024) are wrong
   kStrided,        ///< the wrong elements are every k-th one (k >= 2)
@@ -45,9 +46,10 @@ struct MismatchHint {
 
 /// Classifies the wrong elements of one output. `got` holds what the kernel left (n elements), `expected` the CPU
 /// reference and `tol` the output's tolerance (the comparison routine of compare.hpp decides which elements are
-/// wrong). `dims` are the problem's extents: when the first two multiply to n, the output is also looked at as a
-/// rows x cols matrix (and as its transpose) for tile patterns. The poison pattern is the harness's (0xFF bytes: NaN
-/// with every bit set for float, -1 for int32).
+/// wrong). `dims` are the problem's extents: when the first two (both above 1) multiply to n, the output is also looked
+/// at as a rows x cols matrix (and as its transpose) for tile patterns. The fill words are the harness's (problem.cpp):
+/// the poison 0x7FFFFFFF (NaN as float, INT_MAX as int32), which GPU arithmetic also returns for any NaN result, so
+/// an unwritten element and a computed NaN look alike; and the guard words, which no arithmetic makes.
 template <class T>
 MismatchHint classify_mismatch(const T* got, const double* expected, std::size_t n, const Tolerance& tol,
                                const std::vector<std::int64_t>& dims);

@@ -82,7 +82,8 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
   [[nodiscard]] const std::string& name() const { return name_; }  ///< for messages: "x", "y"
   [[nodiscard]] Role role() const { return role_; }                ///< input or output
-  /// Fills the buffer with NaN bytes (0xFF) so an element the kernel never writes cannot pass.
+  /// Fills the buffer with 0x7FFFFFFF words (NaN as a float, INT_MAX as an int32) so an element the kernel never
+  /// writes cannot pass.
   void poison(cudaStream_t stream);
   /// Appends to `problems` a line for each thing wrong with the buffer after a run.
   virtual void verify(bool check_contents, std::vector<std::string>& problems) const = 0;

@@ -27,6 +27,9 @@ namespace harness {
 
 class Problem;
 
+/// Prefix of the mutant implementations (make_runner()).
+inline constexpr const char* kMutantPrefix = "mutant:";
+
 /// One timed run as the referee saw it.
 struct RunnerSample {
   double event_ms = 0;  ///< the runner's CUDA event time around its launcher: the measure
@@ -69,6 +72,9 @@ std::vector<std::string> runner_names();
 std::vector<std::string> runner_exercises(const std::string& name);
 /// A runner for implementation `name`: a process of its own, or, in a lab that links its implementations into the
 /// lab binary (lab 07, whose host-memory arrays no process can share yet), the implementation in this process.
+/// `mutant:<mutation>` is the reference's runner spoiling every output after each run in a generic way (all zeros,
+/// right only where a sampling check looks, shifted by one, ...: harness/src/runner/mutations.hpp): known-wrong
+/// implementations of every exercise, which `check` and `time` must reject (the checker's mutation suite on the GPU).
 /// Throws MissingLauncher when there is no such implementation.
 std::unique_ptr<Runner> make_runner(const std::string& name);
 

@@ -1,5 +1,6 @@
 #include "commands.hpp"
 
+#include <harness/cuda_check.hpp>
 #include <harness/device.hpp>
 #include <harness/exit_codes.hpp>
 #include <harness/problem.hpp>
@@ -9,6 +10,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <utility>
 
 namespace harness::lab_cli {
 
@@ -33,6 +35,21 @@ int info() {
                       {"driver", d.driver},
                       {"cuda_driver", cuda_version_string(d.cuda_driver)},
                       {"cuda_runtime", cuda_version_string(d.cuda_runtime)}};
+  // What napkin math needs (`grade --device` prints it). Attributes, not cudaDeviceProp: CUDA 13 dropped the clock
+  // fields from the properties.
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  for (const auto& [key, attr] : {std::pair{"sm_clock_khz", cudaDevAttrClockRate},
+                                  std::pair{"memory_clock_khz", cudaDevAttrMemoryClockRate},
+                                  std::pair{"memory_bus_bits", cudaDevAttrGlobalMemoryBusWidth},
+                                  std::pair{"shared_memory_per_sm_bytes", cudaDevAttrMaxSharedMemoryPerMultiprocessor},
+                                  std::pair{"registers_per_sm", cudaDevAttrMaxRegistersPerMultiprocessor},
+                                  std::pair{"max_threads_per_sm", cudaDevAttrMaxThreadsPerMultiProcessor},
+                                  std::pair{"warp_size", cudaDevAttrWarpSize}}) {
+    int value = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&value, attr, dev));
+    j[key] = value;
+  }
   std::cout << j.dump() << "\n";
   return exit_code::kOk;
 }

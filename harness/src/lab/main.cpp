@@ -7,11 +7,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include <sys/prctl.h>
+
 #include <cstdio>
 #include <iostream>
 
 int main(int argc, char** argv) {
   using namespace harness;
+  // The referee holds the inputs, the references and the results pipe, and its runners run student code as the same
+  // user: a process that is not dumpable cannot be traced, nor its memory or file descriptors opened through /proc, by
+  // another process of that user (docs/threat-model.md).
+  ::prctl(PR_SET_DUMPABLE, 0);
   CLI::App app{"One lab of the CUDA performance course: correctness checks and timings of its exercises.\n"
                "The grader (./grade) drives this binary; see docs/protocol.md."};
   app.require_subcommand(1);

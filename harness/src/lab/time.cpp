@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -85,10 +86,21 @@ int time(const TimeRequest& request) {
   const Shape shape = request.shape.empty() ? spec->timed_shape : Shape::parse(request.shape);
   if (int rc = require_device()) return rc;
 
+  // Where a time run spends its seconds (the JSON's "phases_s"): what fast grading has to cut.
+  const auto began = std::chrono::steady_clock::now();
+  auto last = began;
+  nlohmann::json phases = nlohmann::json::object();
+  const auto phase_done = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    phases[name] = std::chrono::duration<double>(now - last).count();
+    last = now;
+  };
   const DeviceInfo device = device_info();
   Stream stream;
   auto problem = spec->make(shape);
+  phase_done("setup");
   problem->generate(request.seed);
+  phase_done("generate");
   const Work work = problem->work();
   const bool memory = spec->bound == Bound::memory;
 
@@ -117,6 +129,7 @@ int time(const TimeRequest& request) {
       return wrong(std::string("the submission's runner failed before its first run: ") + e.what());
     }
   }
+  phase_done("runners");
   /// One run of `role` on freshly poisoned outputs, checked (on the GPU where the problem allows); the runner's times,
   /// or a failure message. Problems checked only on the host (lab 07's host arrays) are checked around the timing.
   const auto checked_run = [&](const std::string& role, std::string& failure, bool check = true) -> RunnerSample {
@@ -144,6 +157,7 @@ int time(const TimeRequest& request) {
   }
   if (std::string failure; checked_run("student", failure), !failure.empty())
     return wrong("wrong at the timed shape " + shape.str() + ": " + failure);
+  phase_done("first_checks");
 
   // Timing. Where the problem allows (refreshable()), every round gets new inputs, made on the GPU from a salt this
   // process draws, and each runner's output is kept and compared, after the round, with the reference's output of
@@ -199,6 +213,7 @@ int time(const TimeRequest& request) {
     return wrong(e.what());
   }
   out["fresh_inputs_every_round"] = fresh;
+  phase_done("timing");
 
   // The warm-up runs are in the clocks too: drop them. Then bound the runners' graded samples by the host clock.
   for (std::size_t i = 0; i < roles.size(); ++i) {
@@ -247,10 +262,31 @@ int time(const TimeRequest& request) {
                  "% of the ceiling, which no kernel can reach: the time is not graded");
 
   // Fresh inputs, poisoned outputs, one more run: a kernel that skips work once it has seen its buffers fails here.
-  problem->generate(request.seed ^ 0x9E3779B97F4A7C15ull);
-  if (std::string failure; checked_run("student", failure), !failure.empty())
+  // Where inputs can be refreshed on the GPU, the student's output is compared with the reference's on the same new
+  // inputs (a second CPU reference at 2^28 elements cost seconds per exercise); otherwise with a new CPU reference.
+  const auto last_failure = [&]() -> std::string {
+    std::string failure;
+    if (!fresh) {
+      problem->generate(request.seed ^ 0x9E3779B97F4A7C15ull);
+      checked_run("student", failure);
+      return failure;
+    }
+    problem->refresh_inputs(salts());
+    checked_run("reference", failure, false);
+    if (!failure.empty()) throw std::logic_error("the reference failed on new inputs: " + failure);
+    problem->save_outputs(slot.at("reference"));
+    checked_run("student", failure, false);
+    if (!failure.empty()) return failure;
+    if (const Verdict v = problem->verify_unchanged(); !v.ok) return v.message;
+    problem->save_outputs(slot.at("student"));
+    if (const Verdict v = problem->compare_saved(slot.at("student"), slot.at("reference")); !v.ok) return v.message;
+    return "";
+  }();
+  if (!last_failure.empty())
     return wrong("right during the timed runs but wrong on new inputs after them (a cached or stale result?): " +
-                 failure);
+                 last_failure);
+  phase_done("last_check");
+  out["phases_s"] = phases;
   return write(out, request.results, exit_code::kOk);
 }
 

@@ -6,10 +6,13 @@
 #include <harness/problem.hpp>
 #include <harness/runner.hpp>
 
+#include "mutations.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -45,6 +48,17 @@ int main(int argc, char** argv) {
     for (const auto& [exercise, fn] : impl.launchers()) names.push_back(exercise);
     std::cout << names.dump() << "\n";
     return 0;
+  }
+  // `--mutate NAME`: a mutant (runner.hpp), which spoils its outputs after every run. The referee starts the
+  // reference's runner so for the course's own tests; a student's runner gains nothing by it (it is checked the same).
+  std::string mutation;
+  if (argc == 3 && std::string(argv[1]) == "--mutate") {
+    mutation = argv[2];
+    const auto& known = runner::mutation_names();
+    if (std::find(known.begin(), known.end(), mutation) == known.end()) {
+      std::cerr << "unknown mutation '" << mutation << "'\n";
+      return 2;
+    }
   }
 
   FILE* commands = ::fdopen(3, "r");
@@ -89,6 +103,7 @@ int main(int argc, char** argv) {
         // right after it.
         CUDA_CHECK(cudaDeviceSynchronize());
         answer["ms"] = stop->elapsed_ms_since(*start);
+        if (!mutation.empty()) runner::mutate_outputs(*problem, mutation);
       } else if (op == "close") {
         problem.reset();
       } else {

@@ -1,0 +1,171 @@
+// The exercise sheets' measured numbers, checked against results/ (sheet_check.hpp says how they are marked): first
+// the checker on small made-up sheets, so that each rule is seen to fail, then every labs/NN_name/README.md.
+
+#include "sheet_check.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+using Catch::Matchers::ContainsSubstring;
+
+const fs::path kRepo = COURSE_SOURCE_DIR;
+
+sheets::Context in_lab1() { return {kRepo, kRepo / "labs" / "01_coalescing"}; }
+
+std::string all(const std::vector<sheets::Finding>& findings) {
+  std::string s;
+  for (const auto& f : findings) s += "line " + std::to_string(f.line) + ": " + f.what + "\n";
+  return s;
+}
+
+// The reference's median time of lab 1's scale in results/h200.json, as the path of a marker.
+const std::string kScaleReference =
+    "h200.json runs[impl=reference].labs[lab=1].exercises[name=scale].median_ms.reference";
+
+}  // namespace
+
+TEST_CASE("a path walks keys, indices and key=value selections of a results file", "[sheets]") {
+  const auto doc = nlohmann::json::parse(R"({"runs": [{"impl": "a", "labs": [{"lab": 1, "t": 2.5, "c::d": {"e": 3}}]},
+                                                      {"impl": "b", "labs": [{"lab": 1, "t": 7}]},
+                                                      {"impl": "b", "labs": []}]})");
+  std::string error;
+  CHECK(sheets::resolve(doc, "runs[impl=a].labs[lab=1].t", error) == 2.5);
+  CHECK(sheets::resolve(doc, "runs[1].labs[0].t", error) == 7.0);
+  CHECK(sheets::resolve(doc, "runs[0].labs[0][\"c::d\"].e", error) == 3.0);
+  SECTION("a selection matching no element or several is an error, not a guess") {
+    CHECK_FALSE(sheets::resolve(doc, "runs[impl=c].labs[0].t", error));
+    CHECK_THAT(error, ContainsSubstring("0 elements with impl=c"));
+    CHECK_FALSE(sheets::resolve(doc, "runs[impl=b].labs[0].t", error));
+    CHECK_THAT(error, ContainsSubstring("2 elements with impl=b (add an index)"));
+  }
+  SECTION("a missing key, an index past the end, a non-number and a malformed path are errors") {
+    for (const char* bad : {"runs[0].labs[0].u", "runs[5].labs", "runs[0].impl", "runs[0]..labs", ""}) {
+      CAPTURE(bad);
+      CHECK_FALSE(sheets::resolve(doc, bad, error));
+    }
+  }
+}
+
+TEST_CASE("a printed number matches its value only within the rounding it shows", "[sheets]") {
+  CHECK(sheets::printed_matches("0.550", 0.5497280061));
+  CHECK_FALSE(sheets::printed_matches("0.549", 0.5497280061));
+  CHECK(sheets::printed_matches("91.6", 91.63348));
+  CHECK_FALSE(sheets::printed_matches("91.7", 91.63348));
+  CHECK(sheets::printed_matches("14,680,064", 14680064));
+  CHECK_FALSE(sheets::printed_matches("14,680,065", 14680064));
+  CHECK(sheets::printed_matches("3902", 3901.79));
+  CHECK_FALSE(sheets::printed_matches("3900", 3901.79));
+}
+
+TEST_CASE("a marked number is checked against the results file it names", "[sheets]") {
+  SECTION("the value as results/ holds it passes") {
+    CHECK(all(sheets::check_sheet("The reference took <!-- measured: " + kScaleReference + " -->0.550 ms.\n",
+                                  in_lab1())) == "");
+  }
+  SECTION("a number that differs from results/ fails, with both numbers") {
+    const auto f = sheets::check_sheet("Intro.\n\nIt took <!-- measured: " + kScaleReference + " -->0.600 ms.\n",
+                                       in_lab1());
+    REQUIRE(f.size() == 1);
+    CHECK(f[0].line == 3);
+    CHECK_THAT(f[0].what, ContainsSubstring("prints 0.600, results/h200.json holds 0.5497"));
+  }
+  SECTION("ratios and unit changes are computed from results/") {
+    const std::string base = "runs[impl=reference].labs[lab=1].exercises[name=scale].";
+    CHECK(all(sheets::check_sheet("<!-- measured: h200.json " + base + "median_ms.baseline / " + base +
+                                      "median_ms.reference -->29.4x faster, <!-- measured: h200.json " + base +
+                                      "rate * 0.001 -->3.90 TB/s.\n",
+                                  in_lab1())) == "");
+    CHECK(sheets::check_sheet("<!-- measured: h200.json " + base + "rate * 0.001 -->3.80 TB/s\n", in_lab1()).size() ==
+          1);
+  }
+  SECTION("a marker pointing at nothing fails: a missing file, a missing key, no number after it") {
+    for (const std::string& bad : std::vector<std::string>{
+             "<!-- measured: h300.json runs[0].x -->1.0 ms",
+             "<!-- measured: h200.json runs[impl=reference].labs[lab=9].score -->1.0",
+             "<!-- measured: " + kScaleReference + " --> about half a millisecond"}) {
+      CAPTURE(bad);
+      CHECK(sheets::check_sheet(bad + "\n", in_lab1()).size() == 1);
+    }
+  }
+  SECTION("a text file in results/ must print the number as the sheet does") {
+    CHECK(all(sheets::check_sheet("<!-- measured: h200-lab06-bank-conflicts.txt -->65,951,034 conflicts\n",
+                                  in_lab1())) == "");
+    CHECK(sheets::check_sheet("<!-- measured: h200-lab06-bank-conflicts.txt -->65,951,035 conflicts\n", in_lab1())
+              .size() == 1);
+  }
+}
+
+TEST_CASE("an unmarked measurement is a finding unless it is marked as napkin math", "[sheets]") {
+  SECTION("a time or a rate with its unit") {
+    for (const char* text : {"The kernel takes 0.25 ms.", "It reads at 4221 GB/s.", "cuBLAS: 51 TFLOP/s", "A run takes 20 s."}) {
+      CAPTURE(text);
+      const auto f = sheets::check_sheet(std::string(text) + "\n", in_lab1());
+      REQUIRE(f.size() == 1);
+      CHECK_THAT(f[0].what, ContainsSubstring("unmarked measurement"));
+    }
+  }
+  SECTION("a decimal, a percentage or a ratio in a paragraph about measurements") {
+    for (const char* text : {"Measured: the stub is 7.7x slower.", "The anchors put it at 58% of cuBLAS.",
+                             "As measured, 14,680,064 conflicts."}) {
+      CAPTURE(text);
+      CHECK(sheets::check_sheet(std::string(text) + "\n", in_lab1()).size() == 1);
+    }
+  }
+  SECTION("napkin math, inline code and fenced code are not measurements") {
+    const std::string text =
+        "Measured below. <!-- napkin -->At 4.8 TB/s that takes 0.04 ms, 95% of it.\n"
+        "\n"
+        "Before <!-- napkin -->5 ms<!-- /napkin --> and `--max-seconds 1.5 ms` are fine.\n"
+        "\n"
+        "```sh\n./lab1 time  # 0.55 ms\n```\n";
+    CHECK(all(sheets::check_sheet(text, in_lab1())) == "");
+  }
+  SECTION("a table after a paragraph about measurements is part of it") {
+    CHECK(sheets::check_sheet("Measured on the H200:\n\n| kernel | conflicts |\n| --- | --- |\n| tile | 65,951,261 |\n",
+                              in_lab1())
+              .size() == 1);
+    CHECK(sheets::check_sheet("Tests:\n\n| shape | seeds |\n| --- | --- |\n| 1,025 | 3 |\n", in_lab1()).empty());
+  }
+  SECTION("napkin marking ends with its paragraph") {
+    CHECK(sheets::check_sheet("<!-- napkin -->1.2 ms\n\nThen 3.4 ms.\n", in_lab1()).size() == 1);
+  }
+}
+
+TEST_CASE("a sheet citing a file that is not in the repository is a finding", "[sheets]") {
+  CHECK(all(sheets::check_sheet("See `coalescing.hpp`, `../../docs/static-check.md`, [README](../../README.md#x), "
+                                "`cpu_reference.{hpp,cpp}`, results/h200.json and your `student.cu`.\n",
+                                in_lab1())) == "");
+  for (const char* text : {"`shared/anchors/h200-2026-11-21.txt`", "in `../shared/anchors/`",
+                           "see results/h300.json", "[the log](results/none.log)", "`cpu_reference.{hpp,cuh}`"}) {
+    CAPTURE(text);
+    const auto f = sheets::check_sheet(std::string(text) + "\n", in_lab1());
+    REQUIRE(f.size() == 1);
+    CHECK_THAT(f[0].what, ContainsSubstring("not in the repository"));
+  }
+}
+
+TEST_CASE("every exercise sheet's measured numbers agree with results/ and every file it cites exists", "[sheets]") {
+  int sheets_read = 0;
+  for (const auto& entry : fs::directory_iterator(kRepo / "labs")) {
+    const fs::path sheet = entry.path() / "README.md";
+    if (!fs::is_regular_file(sheet)) continue;
+    ++sheets_read;
+    std::ifstream in(sheet);
+    std::stringstream text;
+    text << in.rdbuf();
+    CAPTURE(sheet.string());
+    const auto findings = sheets::check_sheet(text.str(), {kRepo, entry.path()});
+    INFO(all(findings));
+    CHECK(findings.empty());
+    // Every sheet tells the reader how to redo its napkin math for their own GPU.
+    CHECK(text.str().find("**Redo the math for your GPU.** `./grade --device`") != std::string::npos);
+  }
+  CHECK(sheets_read >= 7);
+}
