@@ -266,8 +266,9 @@ class ExerciseGrader {
       if (run.survivors > 0) return fail(x, Status::kBadOutput, untrusted(run, "compute-sanitizer " + name));
       if (!run.started) return fail(x, Status::kCrash, fmt::format("compute-sanitizer could not start: {}", run.error));
       if (run.timed_out)
-        return fail(x, Status::kTimeout, fmt::format("compute-sanitizer {} hung on the small shapes: killed after {:g} s",
-                                                     name, kSanitizeTimeoutS));
+        return fail(x, Status::kTimeout,
+                    fmt::format("compute-sanitizer {} hung on the small shapes: killed after {:g} s", name,
+                                kSanitizeTimeoutS));
       const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
       if (report.found()) {
         const auto first = report.first_finding.empty() ? fmt::format("ERROR SUMMARY: {} errors", report.errors)

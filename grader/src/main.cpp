@@ -126,7 +126,8 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
                "manifest names; a finding is status memory-error or race, with no performance points "
                "(docs/sanitizer.md)");
   app.add_option("--sanitizer", cli.sanitizer,
-                 "compute-sanitizer to use with --sanitize (default: from PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)");
+                 "compute-sanitizer to use with --sanitize (default: from PATH, $CUDA_HOME/bin or "
+                 "/usr/local/cuda/bin)");
   app.add_flag("--device", cli.device,
                "describe the GPU (bandwidth from its memory clock and bus, napkin math) through a built lab, then exit");
   try {

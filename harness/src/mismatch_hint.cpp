@@ -35,8 +35,8 @@ std::string format(std::string_view pattern, const Args&... args) {
   return os.str();
 }
 
-// The harness's fill words (problem.cpp, kept equal to its kPoisonWord and guard words): outputs hold 0x7FFFFFFF (NaN as
-// a float, INT_MAX as an int32) until the kernel writes them; the guard zones around inputs and outputs hold NaNs with
+// The harness's fill words (problem.cpp, kept equal to its kPoisonWord and guard words): outputs hold 0x7FFFFFFF
+// (NaN as a float, INT_MAX as an int32) until the kernel writes them; the guard zones around inputs and outputs hold NaNs with
 // payloads no GPU arithmetic makes, so one of those in an output was copied from outside an array.
 constexpr std::uint32_t kPoisonWord = 0x7FFFFFFFu;
 constexpr std::uint32_t kInputGuardWord = 0x7FC1A5A5u;
@@ -204,7 +204,8 @@ MismatchHint classify_mismatch(const T* got, const double* expected, std::size_t
   if (f.count >= 2 && shifted >= 2 && static_cast<double>(shifted) >= kShiftShare * static_cast<double>(f.count))
     return {MismatchKind::kShifted,
             format("the output is shifted by one element: out[i] holds the expected value of [{}] (an "
-                        "off-by-one in the index, or an inclusive scan where an exclusive one is asked, or the reverse)",
+                        "off-by-one in the index, or an inclusive scan where an exclusive one is asked, or the "
+                        "reverse)",
                         f.shift_next >= f.shift_prev ? "i + 1" : "i - 1")};
   if (auto tiles = tile_hint(f); tiles.specific()) return tiles;
   for (const std::size_t b : kBlockSizes) {
@@ -219,8 +220,8 @@ MismatchHint classify_mismatch(const T* got, const double* expected, std::size_t
       2 * f.count >= (f.last - f.first) / f.gcd + 1)  // most of the k-th elements between first and last are wrong
     return {MismatchKind::kStrided,
             format("the wrong elements are one in every {} (indices {} mod {}): {}", f.gcd, f.first % f.gcd, f.gcd,
-                        f.gcd == 32 ? "one lane of every warp goes wrong (a shuffle's source lane or width, or lane 0's "
-                                      "special case)"
+                        f.gcd == 32 ? "one lane of every warp goes wrong (a shuffle's source lane or width, or "
+                                      "lane 0's special case)"
                                     : "one thread of each group of that many goes wrong (a stride, a vector width or "
                                       "a row length in the index arithmetic)")};
   if (f.nonfinite == f.count)

@@ -212,7 +212,8 @@ TEST_CASE("grade --sanitize turns a memcheck finding into memory-error with no p
   const TempDir dir;
   const auto log = dir.path / "sanitizer.log";
   const auto tool = fake_sanitizer(dir, "memcheck",
-                                   "========= Invalid __shared__ write of size 4 bytes\n========= ERROR SUMMARY: 1 error");
+                                   "========= Invalid __shared__ write of size 4 bytes\n"
+                                   "========= ERROR SUMMARY: 1 error");
   const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--sanitizer", tool.string()},
                              {{"FAKE_LAB_SANITIZER_LOG", log.string()}});
   REQUIRE(run.results.is_object());

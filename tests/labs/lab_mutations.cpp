@@ -241,7 +241,8 @@ TEST_CASE("the mismatch hint names zeros, a shift by one and a missing tail on t
           return harness::classify_mismatch(v.data(), ref.data(), n, out->tolerance(), shape.dims).kind;
         };
         CAPTURE(spec.name, shape.str(), k);
-        if (std::vector<float> zeros(n, 0.0f); !out->compare_host(zeros).ok()) CHECK(kind(zeros) == MismatchKind::kAllZeros);
+        if (std::vector<float> zeros(n, 0.0f); !out->compare_host(zeros).ok())
+          CHECK(kind(zeros) == MismatchKind::kAllZeros);
         std::vector<float> shifted(n);
         for (std::size_t i = 0; i < n; ++i) shifted[i] = right[(i + 1) % n];
         if (out->compare_host(shifted).failures >= 3) CHECK(kind(shifted) == MismatchKind::kShifted);

@@ -5,8 +5,8 @@
 /// A failed check shows the first few wrong elements, which rarely tell a student *why*. The pattern over the whole
 /// output usually does: only the tail past the last full block (a missing bounds path), every 32nd element (one lane
 /// of each warp), one tile of a matrix, values copied from outside an array, NaN, an output shifted by one, nothing
-/// written at all, or values that change between identical runs (a race). Each such class maps to one hint line that points at
-/// the lab's sheet. Host code only, no CUDA: the lab binary downloads the output and calls these functions, and
+/// written at all, or values that change between identical runs (a race). Each such class maps to one hint line that
+/// points at the lab's sheet. Host code only, no CUDA: the lab binary downloads the output and calls these functions, and
 /// tests/harness/mismatch_hint_test.cpp feeds them known patterns.
 #include <harness/compare.hpp>
 

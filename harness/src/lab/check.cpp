@@ -105,7 +105,8 @@ struct CheckRun {
     auto line = nlohmann::json{{"exercise", c.spec->name}, {"shape", c.shape.str()}, {"seed", c.seed},
                                {"ok", o.ok}, {"message", o.message}};
     if (!o.hint_line.empty()) line["hint"] = o.hint_line;
-    results << line.dump() << std::endl;  // flush: the grader must see every finished case even if the next one kills us
+    // Flushed: the grader must see every finished case even if the next one kills us.
+    results << line.dump() << std::endl;
   }
 
   // After a failed run: the outputs as they are, then a second run on the same inputs, so that the hint can tell a
