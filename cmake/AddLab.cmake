@@ -15,6 +15,7 @@
 # Builds the executable labN at the build root (and `grade` with it), labN-fixtures with the known-wrong fixtures for
 # the tests, and registers the GPU tests (skipped, exit 111, without a GPU) and the CPU tests.
 include(${CMAKE_CURRENT_LIST_DIR}/StudentCopy.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/SubmissionRecipe.cmake)
 
 function(add_lab dir)
   get_filename_component(id ${dir} NAME)
@@ -168,6 +169,7 @@ function(add_lab dir)
   # One label: catch_discover_tests splits a list value into separate arguments (and then drops SKIP_RETURN_CODE);
   # the lab is in the test names (labN.cpu.*).
   catch_discover_tests(${cpu_test_target} TEST_PREFIX "${lab}.cpu." PROPERTIES SKIP_RETURN_CODE 4 LABELS cpu)
+  course_submission_recipe(${lab} ${dir} "${in_process}")  # build/submission/labN.json, for `grade batch`
 endfunction()
 
 # A lab executable at the build root: main() of every lab binary, the lab's own code, its extra settings.

@@ -65,6 +65,15 @@ step "every test, GPU required"
 (cd "$build" && ctest -j4 --output-on-failure) >"$out/ctest.log" 2>&1 || status=1
 grep -E "tests passed|Failed|\*\*\*" "$out/ctest.log" | tail -25
 
+if builds 01_coalescing && [ "$(id -u)" = 0 ]; then
+  step "run as root, runners drop to nobody and still start from a folder only root can enter"
+  private=$(mktemp -d /root/course-private.XXXXXX)
+  cp -r "$build/lab1" "$build/runners" "$private/" && chmod 700 "$private"
+  (cd "$private" && ./lab1 check --impl reference --exercise scale --seeds 1) 2>&1 | tail -2 | tee -a "$out/ctest.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || { echo "FAILED: lab1 check from a root-only folder"; status=1; }
+  rm -rf "$private"
+fi
+
 if builds 01_coalescing; then
   step "a hostile kernel on a private stream never joined to the harness's: graded at its true time?"
   (cd "$build" && ./grade lab1 --impl hostile_scale-private_stream --exercise scale --commit "$commit" \

@@ -570,6 +570,9 @@ TimeFile parse_time_results(std::string_view text) {
   if (j.contains("metrics") && j.at("metrics").is_object())
     for (const auto& [name, value] : j.at("metrics").items())
       if (value.is_number()) t.metrics.emplace(name, value.get<double>());
+  if (j.contains("phases_s") && j.at("phases_s").is_object())
+    for (const auto& [name, value] : j.at("phases_s").items())
+      if (value.is_number()) t.phases_s.emplace(name, value.get<double>());
   f.timing = std::move(t);
   return f;
 }

@@ -20,6 +20,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "grader/batch.hpp"
 #include "grader/device_info.hpp"
 #include "grader/discovery.hpp"
 #include "grader/lab_run.hpp"
@@ -28,6 +29,7 @@
 #include "grader/report.hpp"
 #include "grader/sanitize.hpp"
 #include "grader/self_check.hpp"
+#include "export_command.hpp"
 
 #ifndef COURSE_LABS_DIR
 #define COURSE_LABS_DIR "labs"
@@ -60,7 +62,10 @@ Examples:
   grade lab1 --seeds 101,202,303      chosen seeds for the correctness tests (default: fresh random ones)
   grade lab6 --sanitize               also run compute-sanitizer (the manifest's tools) on small shapes
   grade --list                        which labs exist and which are built
+  grade batch SUBMISSIONS_DIR --labs lab1   grade a class, one folder per student (docs/batch.md; grade batch --help)
+  grade merge RESULTS... --output class.json  combine per-student results and shards into one class file
   grade --device                      your GPU and its napkin math (bandwidth, bytes in flight)
+  grade export grade-results.json --format csv
 
 Exit codes:
   0  graded (whatever the score)
@@ -130,12 +135,15 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
                  "/usr/local/cuda/bin)");
   app.add_flag("--device", cli.device,
                "describe the GPU (bandwidth from its memory clock and bus, napkin math) through a built lab, then exit");
+  std::optional<int> exported;  // `grade export ...` ran during parsing: its exit code
+  add_export_command(app, exported);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // CLI11 prints help (exit 0) or the error; every error is a usage error here.
     return app.exit(e) == 0 ? kExitGraded : kExitUsage;
   }
+  if (exported) return *exported;
   if (check_opt->count() > 0) cli.check_timeout_s = check_timeout;
   if (time_opt->count() > 0) cli.time_timeout_s = time_timeout;
   if (timed_seed_opt->count() > 0) cli.timed_seed = timed_seed;
@@ -369,6 +377,9 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   kill_child_on_interrupt();
   try {
+    // Subcommands for a whole class (docs/batch.md); everything else grades labs.
+    if (argc > 1 && std::string(argv[1]) == "batch") return grader::batch::batch_main(argc - 1, argv + 1, COURSE_LABS_DIR);
+    if (argc > 1 && std::string(argv[1]) == "merge") return grader::batch::merge_main(argc - 1, argv + 1);
     return run(argc, argv);
   } catch (const std::exception& e) {
     // Lab misbehaviour never lands here; this is the grader's own environment (disk, memory).

@@ -297,6 +297,8 @@ enum class Stage : int { kChdir, kLimits, kExec };
 
 [[noreturn]] void exec_child(const Launch& l) {
   ::setpgid(0, 0);
+  // A grader killed outright (kill -9 of a class batch) takes the run with it instead of leaving it on the GPU.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::dup2(l.stdin_fd, STDIN_FILENO);
   ::dup2(l.stdout_fd, STDOUT_FILENO);
   ::dup2(l.stderr_fd, STDERR_FILENO);

@@ -95,6 +95,7 @@ json to_json(const ExerciseResult& x) {
     for (const auto& [name, p] : t->peers) peers[name] = {{"median_ms", p.median_ms}, {"rate", or_null(p.rate)}};
   j["peers"] = peers;
   j["metrics"] = t ? json(t->metrics) : json::object();
+  j["phases_s"] = t ? json(t->phases_s) : json::object();
   return j;
 }
 

@@ -88,6 +88,7 @@ Identity unprivileged_identity() {
   }
   if (const char* uid = std::getenv("COURSE_RUNNER_UID")) id.uid = static_cast<uid_t>(std::stoul(uid));
   if (const char* gid = std::getenv("COURSE_RUNNER_GID")) id.gid = static_cast<gid_t>(std::stoul(gid));
+  id.drop = id.uid != 0;  // COURSE_RUNNER_UID=0 keeps root: the submission could then reach everything
   return id;
 }
 
@@ -178,6 +179,24 @@ class RemoteRunner final : public Runner {
     for (auto& a : args_) argv.push_back(a.data());
     argv.push_back(nullptr);
     const Identity runner_identity = unprivileged_identity();
+    // What the child answers if it cannot become the runner (it may only write, after fork): the usual cause is a
+    // build folder that the unprivileged user cannot read, such as one under /root.
+    const std::string cannot_start =
+        json{{"ok", false},
+             {"sticky", true},
+             {"error", runner_identity.drop
+                           ? "cannot start " + path + " as the unprivileged user (uid " +
+                                 std::to_string(runner_identity.uid) +
+                                 ") that runners run as when the lab binary is root: the program must be executable "
+                                 "by that user (mode 755), or name another user with COURSE_RUNNER_UID and "
+                                 "COURSE_RUNNER_GID"
+                           : "cannot start " + path}}
+            .dump() +
+        "\n";
+    // The program is opened here, by the referee's own user, and executed through that descriptor: a runner dropped
+    // to an unprivileged user starts even when the build folder is one only root can enter (a home under /root).
+    const int program_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (program_fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
     const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -189,16 +208,22 @@ class RemoteRunner final : public Runner {
       ::dup2(2, 1);  // the student's printf goes to stderr: the referee's stdout carries nothing of theirs
       const int null_fd = ::open("/dev/null", O_RDONLY);
       if (null_fd >= 0) ::dup2(null_fd, 0);
-      ::close_range(5, ~0u, 0);
+      ::dup2(program_fd, 5);  // dup2 clears close-on-exec: set it again, the runner has no use for it
+      ::fcntl(5, F_SETFD, FD_CLOEXEC);
+      ::close_range(6, ~0u, 0);
       // Run as root (a grading machine's batch job often is), the submission could reach anything: trace the referee,
       // open its results pipe through /proc, kill the grader. Drop to an unprivileged identity first, or not run.
       if (runner_identity.drop &&
           (::setgroups(0, nullptr) != 0 || ::setresgid(runner_identity.gid, runner_identity.gid, runner_identity.gid) != 0 ||
-           ::setresuid(runner_identity.uid, runner_identity.uid, runner_identity.uid) != 0))
+           ::setresuid(runner_identity.uid, runner_identity.uid, runner_identity.uid) != 0)) {
+        [[maybe_unused]] auto written = ::write(4, cannot_start.data(), cannot_start.size());
         ::_exit(126);
-      ::execve(argv[0], argv.data(), envp.data());
+      }
+      ::fexecve(5, argv.data(), envp.data());
+      [[maybe_unused]] auto written = ::write(4, cannot_start.data(), cannot_start.size());
       ::_exit(127);
     }
+    ::close(program_fd);
     ::close(commands[0]);
     ::close(replies[1]);
     to_ = commands[1];

@@ -30,6 +30,11 @@
 //   FAKE_LAB_STUDENT_MS comma-separated student medians (ms); with FAKE_LAB_COUNTER_FILE set, the n-th `time` run of
 //                       the student takes the n-th value (cycling), so repeats can differ on purpose.
 //
+//   FAKE_LAB_CALL_LOG   every check and time run appends "<this binary's path> <command> <exercise> <impl>" to it:
+//                       the batch tests count grading runs per student (each student's lab binary is its own copy).
+//   Without FAKE_LAB_MODE, a line "FAKE_LAB_MODE=..." in runners/lab1-student beside this binary sets the mode:
+//   `grade batch` builds each student's file into that runner, so each fake student says how it misbehaves.
+//
 //   FAKE_LAB_PID_FILE   where a hanging fake (and each process of fork_chain) writes its pid: tests check that it
 //                       was killed.
 //
@@ -91,13 +96,28 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
+std::filesystem::path self_path() {
+  std::error_code error;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::filesystem::path("lab1") : self;
+}
+
+// FAKE_LAB_MODE, else the mode the student's runner file names.
+std::string mode_setting() {
+  if (const std::string mode = env("FAKE_LAB_MODE"); !mode.empty()) return mode;
+  std::ifstream runner(self_path().parent_path() / "runners" / "lab1-student");
+  for (std::string line; std::getline(runner, line);)
+    if (line.rfind("FAKE_LAB_MODE=", 0) == 0) return line.substr(14);
+  return "";
+}
+
 // The mode that applies to `exercise`: the first matching FAKE_LAB_MODE item.
 // The implementation in the student slot: `student`, or `baseline` when the self-check grades the stub there.
 bool graded_slot(const std::string& impl) { return impl == "student" || impl == "baseline"; }
 
 std::string mode_for(const std::string& exercise) {
   const std::string scope = env("FAKE_LAB_EXERCISE");
-  for (const auto& item : split(env("FAKE_LAB_MODE"), ',')) {
+  for (const auto& item : split(mode_setting(), ',')) {
     const auto colon = item.find(':');
     const std::string mode = item.substr(0, colon);
     const std::string target = colon == std::string::npos ? scope : item.substr(colon + 1);
@@ -107,7 +127,7 @@ std::string mode_for(const std::string& exercise) {
 }
 
 bool no_gpu() {
-  for (const auto& item : split(env("FAKE_LAB_MODE"), ','))
+  for (const auto& item : split(mode_setting(), ','))
     if (item.substr(0, item.find(':')) == "no_gpu") return true;
   return false;
 }
@@ -365,6 +385,14 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command != "check" && command != "time") return usage("unknown command " + command);
+  if (const std::string log = env("FAKE_LAB_CALL_LOG"); !log.empty()) {
+    const std::string line = self_path().string() + " " + command + " " + exercise + " " + impl + "\n";
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);  // one write: one line
+    if (fd >= 0) {
+      [[maybe_unused]] const auto written = ::write(fd, line.data(), line.size());
+      ::close(fd);
+    }
+  }
   if (impl.empty() || exercise.empty() || results.empty()) return usage("--impl, --exercise and --results needed");
   const Exercise* ex = nullptr;
   for (const auto& e : kExercises)

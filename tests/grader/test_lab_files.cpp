@@ -80,7 +80,7 @@ TEST_CASE("time results give the medians, noise, rates and ceiling", "[grader][l
                 "reference": {"median_ms": 0.551, "noise_pct": 0.4, "rate": 3897.2},
                 "baseline": {"median_ms": 17.55, "noise_pct": 0.2},
                 "ceiling": {"median_ms": 0.5, "rate": 4200, "what": "device-to-device copy"}},
-    "percent_of_ceiling": 2.9})");
+    "percent_of_ceiling": 2.9, "phases_s": {"generate": 2.5, "timing": 4.25, "bogus": "x"}})");
   CHECK(f.error.empty());
   REQUIRE(f.correct.has_value());
   CHECK(*f.correct);
@@ -94,6 +94,8 @@ TEST_CASE("time results give the medians, noise, rates and ceiling", "[grader][l
   CHECK(f.timing->ceiling->rate == 4200);
   CHECK(f.timing->ceiling_what == "device-to-device copy");
   CHECK(f.timing->percent_of_ceiling == 2.9);
+  // Where the run spent its seconds, kept for the grading-time benchmark; a non-number is dropped.
+  CHECK(f.timing->phases_s == std::map<std::string, double>{{"generate", 2.5}, {"timing", 4.25}});
   // What the sanity gate on the reference measures: the reference's rate over the ceiling's.
   CHECK(grader::reference_percent_of_ceiling(*f.timing) == 100 * 3897.2 / 4200);
 }

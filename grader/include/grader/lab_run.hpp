@@ -56,6 +56,8 @@ struct Timing {
   std::map<std::string, RunnerTiming> peers;
   /// The lab's extra numbers (ratios to a library, overlap fractions): reported, not graded.
   std::map<std::string, double> metrics;
+  /// Where the time run spent its seconds (setup, generate, timing, ...): what fast grading has to cut.
+  std::map<std::string, double> phases_s;
 };
 
 /// The reference's rate over the ceiling's, in percent; empty when the run lacks either rate.

@@ -1,0 +1,228 @@
+// Reading results and class files for `grade export`, and the escaping every format needs. The formats themselves
+// are in export_formats.cpp; the command line is in export_command.cpp.
+
+#include "grader/export.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace grader {
+namespace {
+
+using nlohmann::json;
+
+Status status_from(const std::string& text) {
+  for (int i = 0; i <= static_cast<int>(Status::kInvalidRun); ++i)
+    if (to_string(static_cast<Status>(i)) == text) return static_cast<Status>(i);
+  throw ExportError(fmt::format("unknown exercise status '{}'", text));
+}
+
+std::optional<double> number_or_empty(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
+}
+
+std::string string_or_empty(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// The timing fields the exports show; empty when the exercise had no timed run (median_ms.student is null).
+std::optional<Timing> timing_from(const json& x) {
+  const auto& medians = x.at("median_ms");
+  if (!medians.at("student").is_number()) return std::nullopt;
+  Timing t;
+  t.unit = string_or_empty(x, "unit");
+  t.student.median_ms = medians.at("student").get<double>();
+  t.reference.median_ms = medians.value("reference", 0.0);
+  t.baseline.median_ms = medians.value("baseline", 0.0);
+  t.student.rate = number_or_empty(x, "rate");
+  t.percent_of_ceiling = number_or_empty(x, "percent_of_ceiling");
+  t.ceiling_what = string_or_empty(x, "ceiling_what");
+  return t;
+}
+
+ExerciseResult exercise_from(const json& x) {
+  ExerciseResult e;
+  e.name = x.at("name").get<std::string>();
+  e.status = status_from(x.at("status").get<std::string>());
+  e.message = x.value("message", "");
+  e.score.total = x.at("score").get<double>();
+  e.score.correctness = x.value("correctness_points", 0.0);
+  e.score.performance = x.value("performance_points", 0.0);
+  e.score.perf_fraction = x.value("perf_fraction", 0.0);
+  e.correctness_max = x.value("correctness_max", 0.0);
+  e.performance_max = x.value("performance_max", 0.0);
+  e.tests_passed = x.value("tests_passed", 0);
+  e.tests_total = x.value("tests_total", 0);
+  e.wall_s = x.value("wall_s", 0.0);
+  e.timing = timing_from(x);
+  // The results file's max_score is correctness_max + performance_max; a file holding only max_score still exports.
+  if (e.max_score() == 0 && x.contains("max_score")) e.correctness_max = x["max_score"].get<double>();
+  return e;
+}
+
+// The run to export: the last one whose impl is "student", or the only one.
+const json& run_to_export(const json& runs) {
+  if (!runs.is_array() || runs.empty()) throw ExportError("\"runs\" is not a non-empty array");
+  if (runs.size() == 1) return runs[0];
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it)
+    if (it->value("impl", "") == "student") return *it;
+  throw ExportError(fmt::format("{} runs and none of impl \"student\"", runs.size()));
+}
+
+StudentGrades student_from(const json& results, const std::string& name) {
+  StudentGrades s;
+  s.student = name;
+  if (!results.is_object() || results.value("schema", 0) != 1)
+    throw ExportError("not a grade results file of schema 1");
+  for (const auto& lab : run_to_export(results.at("runs")).at("labs")) s.labs.push_back(lab_from_json(lab));
+  s.has_results = true;
+  return s;
+}
+
+// Appends the UTF-8 encoding of `cp`.
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// Decodes one UTF-8 sequence at text[i], advancing i; a malformed or overlong one is one byte of U+FFFD.
+std::uint32_t next_code_point(std::string_view text, std::size_t& i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  const int extra = lead < 0x80 ? 0 : (lead >> 5) == 0x6 ? 1 : (lead >> 4) == 0xE ? 2 : (lead >> 3) == 0x1E ? 3 : -1;
+  if (extra < 0 || i + extra >= text.size()) {  // i < size, so extra 0 always fits
+    ++i;
+    return 0xFFFD;
+  }
+  std::uint32_t cp = extra == 0 ? lead : lead & (0x3F >> extra);
+  for (int k = 1; k <= extra; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) {
+      ++i;
+      return 0xFFFD;
+    }
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  static constexpr std::uint32_t kSmallest[] = {0, 0x80, 0x800, 0x10000};
+  if (cp < kSmallest[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    ++i;
+    return 0xFFFD;
+  }
+  i += extra + 1;
+  return cp;
+}
+
+}  // namespace
+
+LabResult lab_from_json(const json& j) {
+  try {
+    LabResult lab;
+    lab.number = j.at("lab").get<int>();
+    lab.id = j.value("id", "");
+    lab.title = j.value("title", "");
+    lab.weight = j.value("weight", 1.0);
+    lab.built = j.value("built", true);
+    lab.message = j.value("message", "");
+    for (const auto& x : j.at("exercises")) lab.exercises.push_back(exercise_from(x));
+    return lab;
+  } catch (const json::exception& e) {
+    throw ExportError(fmt::format("a lab of the results: {}", e.what()));
+  }
+}
+
+Gradebook read_gradebook(const json& file, const std::string& student) {
+  Gradebook book;
+  try {
+    if (!file.is_object()) throw ExportError("not a JSON object");
+    book.date = string_or_empty(file, "date");
+    book.commit = string_or_empty(file, "commit");
+    if (!file.contains("kind")) {
+      book.students.push_back(student_from(file, student));
+      return book;
+    }
+    if (file["kind"] != "class") throw ExportError(fmt::format("unknown kind {}", file["kind"].dump()));
+    if (file.value("schema", 0) != 1) throw ExportError("a class file of a schema other than 1");
+    book.is_class = true;
+    for (const auto& entry : file.at("students")) {
+      const auto name = entry.at("student").get<std::string>();
+      StudentGrades s;
+      try {
+        const auto& results = entry.at("results");
+        s = results.is_null() ? StudentGrades{name, false, {}, ""} : student_from(results, name);
+      } catch (const std::exception& e) {
+        throw ExportError(fmt::format("student '{}': {}", name, e.what()));
+      }
+      s.error = string_or_empty(entry, "error");
+      if (!s.has_results && s.error.empty()) s.error = "no results";
+      book.students.push_back(std::move(s));
+    }
+  } catch (const json::exception& e) {
+    throw ExportError(e.what());
+  }
+  return book;
+}
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto cp = next_code_point(text, i);
+    switch (cp) {
+      case '&': out += "&amp;"; continue;
+      case '<': out += "&lt;"; continue;
+      case '>': out += "&gt;"; continue;
+      case '"': out += "&quot;"; continue;
+      case '\'': out += "&apos;"; continue;
+      // As references, so that attribute values keep them (a parser turns a literal one into a space).
+      case '\t': out += "&#9;"; continue;
+      case '\n': out += "&#10;"; continue;
+      case '\r': out += "&#13;"; continue;
+      default: break;
+    }
+    // XML 1.0 Char: no other control characters, no U+FFFE/U+FFFF.
+    const bool allowed = cp >= 0x20 && cp != 0xFFFE && cp != 0xFFFF;
+    append_utf8(out, allowed ? cp : 0xFFFD);
+  }
+  return out;
+}
+
+std::string csv_field(std::string_view text, bool text_cell) {
+  std::string field(text);
+  if (text_cell && !field.empty() && std::string_view("=+-@\t\r").find(field.front()) != std::string_view::npos)
+    field.insert(0, 1, '\'');
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
+  std::string quoted = "\"";
+  for (char c : field) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string file_name_for(std::string_view student) {
+  std::string name;
+  for (char c : student) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                      c == '-' || c == '_';
+    name += keep ? c : '_';
+  }
+  // "", "." and ".." are not files of their own.
+  if (name.find_first_not_of('.') == std::string::npos) name.insert(0, 1, '_');
+  return name;
+}
+
+}  // namespace grader

@@ -1,0 +1,153 @@
+// The three gradebook formats of `grade export`: Gradescope's autograder results.json (its published specification:
+// top-level score, tests[] with name, score, max_score, status, output, visibility), JUnit XML as CI systems read it
+// (testsuites > testsuite > testcase, the Ant/Jenkins layout), and an RFC 4180 CSV for spreadsheets and LMS imports.
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "grader/export.hpp"
+#include "grader/report.hpp"
+
+namespace grader {
+namespace {
+
+using nlohmann::json;
+
+double lab_seconds(const LabResult& lab) {
+  double s = 0;
+  for (const auto& x : lab.exercises) s += x.wall_s;
+  return s;
+}
+
+// What a student reads under one exercise: status, tests, times, % of ceiling, points, and the first failure.
+std::string exercise_report(const ExerciseResult& x) {
+  std::string out = fmt::format("status: {}\n", to_string(x.status));
+  if (x.status != Status::kNoBinary) out += fmt::format("tests passed: {}/{}\n", x.tests_passed, x.tests_total);
+  if (const auto& t = x.timing) {
+    out += fmt::format("median ms: student {}, reference {}, baseline {}\n", format_ms(t->student.median_ms),
+                       format_ms(t->reference.median_ms), format_ms(t->baseline.median_ms));
+    if (t->student.rate) out += fmt::format("rate: {:.1f} {}\n", *t->student.rate, t->unit);
+    if (t->percent_of_ceiling)
+      out += fmt::format("{:.1f}% of the ceiling{}\n", *t->percent_of_ceiling,
+                         t->ceiling_what.empty() ? "" : " (" + t->ceiling_what + ")");
+  }
+  out += fmt::format("points: correctness {:.2f}/{:g}, performance {:.2f}/{:g}\n", x.score.correctness,
+                     x.correctness_max, x.score.performance, x.performance_max);
+  if (!x.message.empty()) out += fmt::format("{}: {}\n", x.status == Status::kOk ? "note" : "first failure", x.message);
+  return out;
+}
+
+std::string number_text(double value) { return fmt::format("{:.2f}", value); }
+
+}  // namespace
+
+json gradescope_results(const StudentGrades& student) {
+  json tests = json::array();
+  double score = 0, seconds = 0;
+  std::string summary;
+  for (const auto& lab : student.labs) {
+    summary += fmt::format("lab{} {}: {:.2f}/{:g}{}\n", lab.number, lab.title, lab.score(), lab.max_score(),
+                           lab.built ? "" : " (" + lab.message + ")");
+    score += lab.score();
+    seconds += lab_seconds(lab);
+    int index = 0;
+    for (const auto& x : lab.exercises) {
+      tests.push_back({{"name", fmt::format("lab{} {}", lab.number, x.name)},
+                       {"number", fmt::format("{}.{}", lab.number, ++index)},
+                       {"score", x.score.total},
+                       {"max_score", x.max_score()},
+                       {"status", x.status == Status::kOk ? "passed" : "failed"},
+                       {"output", exercise_report(x)},
+                       {"visibility", "visible"}});
+    }
+  }
+  if (student.labs.size() > 1) summary += fmt::format("weighted total: {:.1f}%\n", weighted_percent(student.labs));
+  if (!student.error.empty()) summary += student.error + "\n";
+  return {{"score", student.has_results ? score : 0.0},
+          {"execution_time", static_cast<long>(std::lround(seconds))},
+          {"output", summary},
+          {"visibility", "visible"},
+          {"stdout_visibility", "hidden"},  // the build log may show the course's paths: instructors only
+          {"tests", std::move(tests)}};
+}
+
+std::string junit_xml(const Gradebook& book) {
+  std::string suites;
+  int tests = 0, failures = 0, errors = 0;
+  double seconds = 0;
+  const auto property = [](std::string_view name, std::string_view value) {
+    return fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", xml_escape(name), xml_escape(value));
+  };
+  for (const auto& s : book.students) {
+    if (!s.has_results) {  // no labs to report: one test case that is an error, so that the student is not lost
+      suites += fmt::format("  <testsuite name=\"{0}\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" "
+                            "time=\"0\">\n    <testcase name=\"results\" classname=\"{0}\" time=\"0\">\n      "
+                            "<error message=\"{1}\" type=\"no-results\">{1}</error>\n    </testcase>\n  </testsuite>\n",
+                            xml_escape(s.student), xml_escape(s.error));
+      ++tests;
+      ++errors;
+      continue;
+    }
+    for (const auto& lab : s.labs) {
+      const auto suite = xml_escape(fmt::format("{}.lab{}", s.student, lab.number));
+      std::string props = property("student", s.student) + property("lab", std::to_string(lab.number)) +
+                          property("title", lab.title) + property("score", fmt::format("{}", lab.score())) +
+                          property("max_score", fmt::format("{}", lab.max_score())) +
+                          property("weight", fmt::format("{}", lab.weight));
+      std::string cases;
+      int failed = 0;
+      for (const auto& x : lab.exercises) {
+        props += property(x.name + ".score", fmt::format("{}", x.score.total)) +
+                 property(x.name + ".max_score", fmt::format("{}", x.max_score()));
+        std::string body;
+        if (x.status != Status::kOk) {
+          ++failed;
+          const auto status = std::string(to_string(x.status));
+          body = fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
+                             xml_escape(status + (x.message.empty() ? "" : ": " + x.message)), xml_escape(status),
+                             xml_escape(x.message));
+        }
+        body += fmt::format("      <system-out>{}</system-out>\n", xml_escape(exercise_report(x)));
+        cases += fmt::format("    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3f}\">\n{}    </testcase>\n",
+                             xml_escape(x.name), suite, x.wall_s, body);
+      }
+      suites += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" "
+                            "time=\"{:.3f}\">\n    <properties>\n{}    </properties>\n{}  </testsuite>\n",
+                            suite, lab.exercises.size(), failed, lab_seconds(lab), props, cases);
+      tests += static_cast<int>(lab.exercises.size());
+      failures += failed;
+      seconds += lab_seconds(lab);
+    }
+  }
+  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"grade\" tests=\"{}\" "
+                     "failures=\"{}\" errors=\"{}\" time=\"{:.3f}\">\n{}</testsuites>\n",
+                     tests, failures, errors, seconds, suites);
+}
+
+std::string csv_table(const Gradebook& book) {
+  std::set<int> labs;  // every lab any student has, in lab order: one column each
+  for (const auto& s : book.students)
+    for (const auto& lab : s.labs) labs.insert(lab.number);
+  std::string out = "student";
+  for (int n : labs) out += fmt::format(",lab{}", n);
+  out += ",weighted_percent,error\r\n";
+  for (const auto& s : book.students) {
+    out += csv_field(s.student);
+    for (int n : labs) {
+      const auto it = std::find_if(s.labs.begin(), s.labs.end(), [&](const LabResult& l) { return l.number == n; });
+      out += ',';
+      if (it != s.labs.end()) out += number_text(it->score());
+    }
+    out += ',';
+    if (s.has_results) out += number_text(weighted_percent(s.labs));
+    out += ',';
+    out += csv_field(s.error);
+    out += "\r\n";
+  }
+  return out;
+}
+
+}  // namespace grader

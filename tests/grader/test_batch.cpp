@@ -1,0 +1,371 @@
+// Tests of `grade batch` and `grade merge` (docs/batch.md): the layout, sharding and recipe parts on their own, and
+// whole batches of fake students run by the real `grade` against the fake lab, built by a fake recipe whose
+// "compiler" is a shell line (a file saying SYNTAX_ERROR fails to compile, one saying FORBIDDEN is refused) and whose
+// "runner" is the student's file, from which the fake lab reads how to misbehave (tests/fakes/fake_lab.cpp).
+// The real recipe CMake writes for lab 1 is tested by building the lab's stub with it.
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include <catch2/catch_test_macros.hpp>
+#include <fmt/format.h>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "grader/batch.hpp"
+#include "support.hpp"
+
+extern char** environ;
+
+namespace {
+
+using namespace grader_test;
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::StartsWith;
+using nlohmann::json;
+namespace batch = grader::batch;
+
+// A submissions folder, a fake recipe and a results folder in one temporary folder.
+struct FakeClass {
+  TempDir dir;
+  fs::path submissions = dir.path / "submissions";
+  fs::path recipes = dir.path / "recipes";
+  fs::path results = dir.path / "results";
+  fs::path call_log = dir.path / "calls.log";
+
+  explicit FakeClass(const std::string& compile_delay = "0") {
+    fs::create_directories(submissions);
+    // The course's other runners: the fake lab only needs them to exist.
+    write_text(dir.path / "runners" / "lab1-reference", "reference\n");
+    write_text(dir.path / "runners" / "lab1-baseline", "baseline\n");
+    const json recipe = {
+        {"schema", 1}, {"lab", 1}, {"id", "01_fake"}, {"in_process", false},
+        {"lab_binary", std::string(FAKE_BIN_DIR) + "/lab1"}, {"runners_dir", (dir.path / "runners").string()},
+        {"compile", {"/bin/sh", "-c",
+                     "sleep " + compile_delay + "; if grep -q SYNTAX_ERROR \"$1\"; then echo \"$1:3: error: expected "
+                     "';' before '}' token\" >&2; exit 1; fi; cp \"$1\" \"$2\"", "sh", "{source}", "{object}"}},
+        {"check", {"/bin/sh", "-c", "if grep -q FORBIDDEN \"$1\"; then echo \"student.cu: refused: calls "
+                   "'cudaStreamCreate' (rule 'streams')\" >&2; exit 1; fi", "sh", "{source}", "{object}"}},
+        {"link", {"/bin/cp", "{object}", "{output}"}}};
+    write_text(recipes / "lab1.json", recipe.dump(2));
+  }
+
+  void student(const std::string& path, const std::string& text) { write_text(submissions / path, text + "\n"); }
+
+  std::vector<std::string> args(std::vector<std::string> extra = {}, std::optional<fs::path> into = {}) const {
+    std::vector<std::string> a = {GRADE_EXE, "batch", submissions.string(), "--labs-dir", FAKE_LABS_DIR,
+                                  "--recipes", recipes.string(), "--results", into.value_or(results).string(),
+                                  "--check-timeout",
+                                  "2", "--time-timeout", "5", "--commit", "abc1234"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+
+  Env env() const { return {{"FAKE_LAB_CALL_LOG", call_log.string()}}; }
+
+  json student_file(const std::string& name) const {
+    return json::parse(read_text(results / "students" / (name + ".json")), nullptr, false);
+  }
+
+  // Check and time runs per student, from the fake lab's log (each student's lab binary is in work/STUDENT/).
+  std::map<std::string, int> calls() const {
+    std::map<std::string, int> n;
+    std::istringstream log(read_text(call_log));
+    for (std::string line; std::getline(log, line);) {
+      const auto at = line.find("/work/");
+      if (at == std::string::npos) continue;
+      const auto start = at + 6;
+      ++n[line.substr(start, line.find('/', start) - start)];
+    }
+    return n;
+  }
+};
+
+grader::ProcessResult run(const std::vector<std::string>& argv, const Env& env = {}) {
+  grader::ProcessOptions options;
+  options.argv = argv;
+  options.env = env;
+  options.timeout_s = 120;
+  return grader::run_process(options);
+}
+
+std::vector<std::string> names(const json& class_file) {
+  std::vector<std::string> n;
+  for (const json& row : class_file.at("students")) n.push_back(row.at("student").get<std::string>());
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a shard takes every N-th student of the sorted class, and the shards cover it once", "[batch]") {
+  std::vector<batch::StudentFiles> students;
+  for (const char* name : {"a", "b", "c", "d", "e"}) students.push_back({name, {}});
+  std::multiset<std::string> seen;
+  for (int i = 0; i < 2; ++i)
+    for (const auto& s : batch::shard(students, i, 2)) seen.insert(s.name);
+  CHECK(seen == std::multiset<std::string>{"a", "b", "c", "d", "e"});
+  const auto first = batch::shard(students, 0, 2);
+  REQUIRE(first.size() == 3);
+  CHECK(first[1].name == "c");
+  CHECK(batch::parse_shard("1/4") == std::pair{1, 4});
+  CHECK_THROWS_AS(batch::parse_shard("4/4"), std::invalid_argument);
+  CHECK_THROWS_AS(batch::parse_shard("1"), std::invalid_argument);
+  CHECK_THROWS_AS(batch::parse_shard("-1/2"), std::invalid_argument);
+}
+
+TEST_CASE("a student's file is found under each documented name, and Gradescope's single submission too", "[batch]") {
+  TempDir dir;
+  const grader::LabEntry lab{1, "01_coalescing", {}, {}};
+  const grader::LabEntry other{3, "03_warp_shuffles", {}, {}};
+  write_text(dir.path / "subs" / "alice" / "lab1.cu", "a");
+  write_text(dir.path / "subs" / "bob" / "01_coalescing" / "student.cu", "b");
+  write_text(dir.path / "subs" / "carol" / "01_coalescing.cu", "c");
+  write_text(dir.path / "subs" / "dave" / "student.cu", "d");
+  write_text(dir.path / "subs" / "erin" / "notes.txt", "e");
+  fs::create_directories(dir.path / "subs" / ".git");
+  SECTION("one folder per student, sorted; student.cu counts only when one lab is graded") {
+    const auto students = batch::find_students(dir.path / "subs", {&lab});
+    REQUIRE(students.size() == 5);
+    CHECK(students[0].name == "alice");
+    CHECK(students[0].files.at(1).filename() == "lab1.cu");
+    CHECK(students[1].files.at(1) == dir.path / "subs" / "bob" / "01_coalescing" / "student.cu");
+    CHECK(students[2].files.at(1).filename() == "01_coalescing.cu");
+    CHECK(students[3].files.at(1).filename() == "student.cu");
+    CHECK(students[4].files.empty());
+    const auto two_labs = batch::find_students(dir.path / "subs", {&lab, &other});
+    CHECK(two_labs[3].files.empty());
+  }
+  SECTION("files directly in the folder are one submission, named by --student or the folder") {
+    const auto one = batch::find_students(dir.path / "subs" / "alice", {&lab}, "alice@example.edu");
+    REQUIRE(one.size() == 1);
+    CHECK(one[0].name == "alice@example.edu");
+    CHECK(batch::find_students(dir.path / "subs" / "carol", {&lab})[0].name == "carol");
+  }
+}
+
+TEST_CASE("the first compiler error line is what a compile-error row shows", "[batch]") {
+  CHECK(batch::first_error_line("In file included from x.h:1,\nstudent.cu(12): error: identifier \"y\" is undefined\n"
+                                "1 error detected\n") == "student.cu(12): error: identifier \"y\" is undefined");
+  CHECK(batch::first_error_line("warning: a\nlast words\n\n") == "last words");
+  CHECK(batch::first_error_line("/usr/bin/ld: student.o: in function `f':\n/usr/bin/ld: undefined reference to `g'\n"
+                                "collect2: error: ld returned 1 exit status\n") ==
+        "/usr/bin/ld: undefined reference to `g'");
+  CHECK(batch::expand({"cc", "{source}", "-o", "{object}.o"}, {{"source", "a.cu"}, {"object", "b"}}) ==
+        std::vector<std::string>{"cc", "a.cu", "-o", "b.o"});
+}
+
+TEST_CASE("a recipe without a link command is refused with the file's name", "[batch]") {
+  TempDir dir;
+  write_text(dir.path / "lab1.json", R"({"schema": 1, "lab": 1, "lab_binary": "/x", "compile": ["cc"]})");
+  CHECK_THROWS_WITH(batch::load_recipe(dir.path / "lab1.json"), ContainsSubstring("lab1.json: no \"link\""));
+  CHECK_THROWS_WITH(batch::load_recipe(dir.path / "none.json"), ContainsSubstring("cannot read the build recipe"));
+}
+
+TEST_CASE("the summary counts each lab's failure of a student graded on several labs", "[batch]") {
+  const json class_file = {{"students", {{{"student", "ann"}, {"results", nullptr},
+                                          {"error", "lab1: compile error: a.cu(1): error: x; lab3: no submission"}},
+                                         {{"student", "ben"}, {"results", nullptr}, {"error", "no submission"}}}}};
+  const auto text = batch::format_summary(class_file, 2, std::chrono::seconds(36));
+  CHECK_THAT(text, ContainsSubstring("2 students, 0 with results"));
+  CHECK_THAT(text, ContainsSubstring("no submission 2, compile errors 1, refused 0"));
+  CHECK_THAT(text, ContainsSubstring("ann: lab1: compile error: a.cu(1): error: x; lab3: no submission"));
+  CHECK_THAT(text, !ContainsSubstring("ben:"));
+  CHECK_THAT(text, ContainsSubstring("2 students graded in 36.0 s: 200 students per hour"));
+}
+
+TEST_CASE("grade batch grades a class: a good student, a compile error, a refusal, a missing lab, a hang",
+          "[batch][slow]") {
+  FakeClass c;
+  c.student("alice/lab1.cu", "FAKE_LAB_MODE=good");
+  c.student("bob/01_fake/student.cu", "SYNTAX_ERROR");
+  c.student("carol/README.txt", "no lab here");
+  c.student("dave/01_fake.cu", "FAKE_LAB_MODE=hang_check:copy");
+  c.student("erin/lab1.cu", "FORBIDDEN");
+  const auto r = run(c.args({"--jobs", "2"}), c.env());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+
+  const auto alice = c.student_file("alice");
+  CHECK(alice.at("student") == "alice");
+  CHECK(alice.at("error").is_null());
+  CHECK(alice.at("schema") == 1);
+  CHECK(alice.at("commit") == "abc1234");
+  CHECK(alice.at("runs").at(0).at("labs").at(0).at("score").get<double>() == 20.0);
+  CHECK_THAT(c.student_file("bob").at("error").get<std::string>(),
+             StartsWith("compile error: student.cu:3: error: expected ';'"));
+  CHECK(c.student_file("carol").at("error") == "no submission");
+  CHECK_THAT(c.student_file("erin").at("error").get<std::string>(), StartsWith("refused: calls 'cudaStreamCreate'"));
+  const auto dave_lab = c.student_file("dave").at("runs").at(0).at("labs").at(0);
+  const auto dave = dave_lab.at("exercises");
+  CHECK(dave.at(0).at("status") == "timeout");
+  CHECK(dave.at(1).at("status") == "ok");
+
+  const auto class_file = json::parse(read_text(c.results / "class.json"));
+  CHECK(class_file.at("kind") == "class");
+  CHECK(names(class_file) == std::vector<std::string>{"alice", "bob", "carol", "dave", "erin"});
+  CHECK(class_file.at("students").at(0).at("results").at("runs").is_array());
+  CHECK_FALSE(class_file.at("students").at(0).at("results").contains("student"));
+  CHECK(class_file.at("students").at(1).at("results").is_null());
+
+  CHECK_THAT(r.out, ContainsSubstring("no submission 1, compile errors 1, refused 1, link errors 0, crashed or hung 1"));
+  const double dave_score = dave_lab.at("score").get<double>();
+  CHECK(dave_score < 20);
+  CHECK_THAT(r.out, ContainsSubstring(fmt::format("lab1        2 {:>8.2f} {:>8.2f}    20.00       20", dave_score,
+                                                  (dave_score + 20) / 2)));
+  CHECK_THAT(r.out, ContainsSubstring("students per hour"));
+  // Only the students that built were graded, each once per exercise and command.
+  const auto calls = c.calls();
+  CHECK(calls.at("alice") == 4);
+  CHECK(calls.count("bob") == 0);
+  CHECK(calls.count("erin") == 0);
+  CHECK_FALSE(fs::exists(c.results / "work" / "alice"));  // build folders go once the result is recorded
+}
+
+TEST_CASE("a batch killed with kill -9 and started again loses nothing and grades nobody twice", "[batch][slow]") {
+  FakeClass c("0.4");
+  for (const char* name : {"s1", "s2", "s3", "s4", "s5", "s6"}) c.student(std::string(name) + "/lab1.cu", "good");
+  auto argv = c.args({"--jobs", "1"});
+  std::vector<char*> raw;
+  for (auto& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  ::setenv("FAKE_LAB_CALL_LOG", c.call_log.c_str(), 1);
+  pid_t pid = 0;
+  REQUIRE(::posix_spawn(&pid, GRADE_EXE, nullptr, nullptr, raw.data(), environ) == 0);
+  const auto recorded = [&] {
+    std::set<std::string> names;
+    if (fs::exists(c.results / "students"))
+      for (const auto& e : fs::directory_iterator(c.results / "students"))
+        if (e.path().extension() == ".json" && e.path().filename().string()[0] != '.')
+          names.insert(e.path().stem().string());
+    return names;
+  };
+  for (int i = 0; i < 1000 && recorded().size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // its workers die with it (PR_SET_PDEATHSIG)
+  const auto before = recorded();
+  const auto calls_before = c.calls();
+  REQUIRE(before.size() >= 2);
+  REQUIRE(before.size() < 6);  // killed mid-way
+  std::map<std::string, std::string> files_before;
+  for (const auto& name : before) files_before[name] = read_text(c.results / "students" / (name + ".json"));
+
+  const auto r = run(c.args({"--jobs", "1"}), c.env());
+  ::unsetenv("FAKE_LAB_CALL_LOG");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, ContainsSubstring(fmt::format("{} recorded before, {} to grade", before.size(), 6 - before.size())));
+  CHECK(recorded().size() == 6);
+  const auto calls_after = c.calls();
+  for (const auto& name : before) {
+    CAPTURE(name);
+    CHECK(read_text(c.results / "students" / (name + ".json")) == files_before[name]);
+    CHECK(calls_after.at(name) == calls_before.at(name));  // not graded again
+    CHECK(calls_after.at(name) == 4);
+  }
+  for (const char* name : {"s1", "s2", "s3", "s4", "s5", "s6"})
+    if (before.count(name) == 0 && calls_before.count(name) == 0) CHECK(calls_after.at(name) == 4);
+  CHECK(names(json::parse(read_text(c.results / "class.json"))).size() == 6);
+}
+
+TEST_CASE("grade merge combines the shards of several machines into one class file sorted by student",
+          "[batch][slow]") {
+  FakeClass c;
+  for (const char* name : {"eve", "bob", "dan", "amy", "cat"}) c.student(std::string(name) + "/lab1.cu", "good");
+  const auto a = run(c.args({"--shard", "0/2"}, c.dir.path / "a"), c.env());
+  const auto b = run(c.args({"--shard", "1/2"}, c.dir.path / "b"), c.env());
+  INFO(a.out << a.err << b.out << b.err);
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  CHECK_FALSE(fs::exists(c.dir.path / "a" / "class.json"));  // a shard leaves the class file to the merge
+  CHECK(fs::exists(c.dir.path / "a" / "students" / "amy.json"));
+  CHECK(fs::exists(c.dir.path / "a" / "students" / "cat.json"));
+  CHECK(fs::exists(c.dir.path / "b" / "students" / "bob.json"));
+
+  const auto out = c.dir.path / "class.json";
+  const auto m = run({GRADE_EXE, "merge", (c.dir.path / "a").string(), (c.dir.path / "b" / "students").string(),
+                      "--output", out.string()});
+  INFO(m.out << m.err);
+  REQUIRE(m.exit_code == 0);
+  const auto merged = json::parse(read_text(out));
+  CHECK(merged.at("schema") == 1);
+  CHECK(merged.at("kind") == "class");
+  CHECK(merged.at("commit") == "abc1234");
+  CHECK(merged.contains("date"));
+  CHECK(names(merged) == std::vector<std::string>{"amy", "bob", "cat", "dan", "eve"});
+  for (const json& row : merged.at("students")) CHECK(row.at("error").is_null());
+
+  // A class file is an input too; a student in two inputs is an error, not a silent choice.
+  const auto again = run({GRADE_EXE, "merge", out.string(), (c.dir.path / "a").string(), "--output",
+                          (c.dir.path / "twice.json").string()});
+  CHECK(again.exit_code == 1);
+  CHECK_THAT(again.err, ContainsSubstring("student 'amy' is in more than one input"));
+}
+
+TEST_CASE("grade batch --slurm writes a job array of shards on one GPU each and a merge job after them", "[batch]") {
+  FakeClass c;
+  c.student("amy/lab1.cu", "good");
+  const auto r = run(c.args({"--slurm", "--array-size", "3", "--partition", "gpu"}));
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto script = read_text(c.results / "slurm" / "batch.sbatch");
+  CHECK_THAT(script, ContainsSubstring("#SBATCH --array=0-2\n"));
+  CHECK_THAT(script, ContainsSubstring("#SBATCH --gres=gpu:1\n"));
+  CHECK_THAT(script, ContainsSubstring("#SBATCH --partition=gpu\n"));
+  CHECK_THAT(script, ContainsSubstring("--shard \"$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT\""));
+  CHECK_THAT(script, ContainsSubstring("'--check-timeout' '2'"));
+  CHECK_THAT(script, !ContainsSubstring("--array-size"));
+  CHECK_THAT(read_text(c.results / "slurm" / "merge.sbatch"),
+             ContainsSubstring("' merge '" + c.results.string() + "' --output '" + c.results.string() + "/class.json'"));
+  CHECK_THAT(r.out, ContainsSubstring("sbatch --dependency=afterany:"));
+  CHECK_FALSE(fs::exists(c.results / "students"));  // nothing graded here
+}
+
+namespace {
+
+// Builds lab N's stub by the recipe CMake wrote (build/submission/labN.json) and asks the private lab binary to
+// list its implementations (no GPU needed): the student's must have the stub's exercises.
+void build_stub_by_recipe(int lab, const std::string& id) {
+  const fs::path bin = COURSE_BIN_DIR;
+  const fs::path recipe_file = bin / "submission" / fmt::format("lab{}.json", lab);
+  if (!fs::exists(recipe_file) || !fs::exists(bin / fmt::format("lab{}", lab)))
+    SKIP(fmt::format("lab {} is not configured and built here (make lab{})", lab, lab));
+  const auto recipe = batch::load_recipe(recipe_file);
+  CHECK(recipe.id == id);
+  // Every file the commands name exists (objects, libraries, tools) once the lab is built.
+  for (const auto* argv : {&recipe.compile, &recipe.check, &recipe.link})
+    for (const auto& arg : *argv)
+      if (!arg.empty() && arg[0] == '/') {
+        CAPTURE(arg);
+        CHECK(fs::exists(arg));
+      }
+  TempDir dir;
+  const auto built = batch::build_submission(recipe, fs::path(COURSE_LABS_DIR) / id / "stub.cu", dir.path / "lab", 600);
+  INFO(built.message);
+  REQUIRE(built.kind == batch::BuildOutcome::Kind::kBuilt);
+  const auto list = run({(built.bin_dir / fmt::format("lab{}", lab)).string(), "list"});
+  INFO(list.out << list.err);
+  REQUIRE(list.exit_code == 0);
+  const auto j = json::parse(list.out);
+  CHECK(j.at("implementations").at("student") == j.at("implementations").at("baseline"));
+  CHECK(j.at("implementations").contains("reference"));
+
+  write_text(dir.path / "broken.cu", "int f() { return x; }\n");
+  const auto broken = batch::build_submission(recipe, dir.path / "broken.cu", dir.path / "broken", 600);
+  CHECK(broken.kind == batch::BuildOutcome::Kind::kCompileError);
+  CHECK_THAT(broken.message, StartsWith("compile error: broken.cu(1): error: identifier \"x\" is undefined"));
+}
+
+}  // namespace
+
+TEST_CASE("the recipe CMake writes for lab 1 builds the stub into a runner that lab1 lists", "[batch][slow]") {
+  build_stub_by_recipe(1, "01_coalescing");
+}
+
+TEST_CASE("the recipe CMake writes for lab 7 links the stub into a private lab7 that lists it", "[batch][slow]") {
+  build_stub_by_recipe(7, "07_streams");
+}

@@ -1,0 +1,313 @@
+// `grade export` end to end: results files come from the real `grade` grading the fake lab (tests/fakes), and every
+// export is read back by a real consumer: the Gradescope output against a JSON schema written from Gradescope's
+// specification (tests/grader/data), the JUnit XML by xmllint against a JUnit XSD, the CSV by python3's csv module.
+// xmllint (libxml2-utils) and python3 are test requirements (.ci/run installs them): a missing one fails, not skips.
+
+#include <string>
+#include <vector>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_floating_point.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#include <fmt/format.h>
+
+#include "grader/export.hpp"
+#include "json_schema.hpp"
+#include "support.hpp"
+
+using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::WithinAbs;
+using grader_test::read_text;
+using grader_test::run_grade;
+using grader_test::schema_problems;
+using grader_test::TempDir;
+using grader_test::write_text;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kData = GRADER_TEST_DATA_DIR;
+
+// Grades the fake lab with FAKE_LAB_MODE `mode` (plus `args`) and returns the results file, saved as `name`.
+json graded(const TempDir& dir, const std::string& mode, const std::string& name, std::vector<std::string> args = {}) {
+  args.insert(args.begin(), "lab1");
+  const auto run = run_grade(dir, args, {{"FAKE_LAB_MODE", mode}});
+  INFO(run.process.out << run.process.err);
+  REQUIRE(run.results.is_object());
+  write_text(dir.path / name, run.results.dump(2));
+  return run.results;
+}
+
+grader::ProcessResult export_command(const TempDir& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), "export");
+  return run_grade(dir, args, {}, true).process;
+}
+
+grader::ProcessResult tool(std::vector<std::string> argv) {
+  grader::ProcessOptions options;
+  options.argv = std::move(argv);
+  options.timeout_s = 60;
+  const auto run = grader::run_process(options);
+  INFO("install " << options.argv[0] << " (libxml2-utils / python3): the export tests need it; " << run.error);
+  REQUIRE(run.started);
+  return run;
+}
+
+// A class file as `grade batch` writes it.
+json class_file(std::vector<std::pair<std::string, json>> results,
+                std::vector<std::pair<std::string, std::string>> errors) {
+  json students = json::array();
+  for (auto& [name, r] : results) students.push_back({{"student", name}, {"results", r}, {"error", nullptr}});
+  for (auto& [name, e] : errors) students.push_back({{"student", name}, {"results", nullptr}, {"error", e}});
+  return {{"schema", 1}, {"kind", "class"}, {"date", "2026-01-31T12:00:00Z"}, {"commit", "c0ffee0"},
+          {"students", students}};
+}
+
+const json& lab1(const json& results, std::size_t run = 0) { return results.at("runs").at(run).at("labs").at(0); }
+
+std::string xpath(const fs::path& file, const std::string& expression) {
+  const auto run = tool({"xmllint", "--xpath", expression, file.string()});
+  INFO(run.err);
+  CHECK(run.exit_code == 0);
+  // xmllint ends what it prints with a newline (bookworm's 2.9.14); no value tested here ends with one.
+  return !run.out.empty() && run.out.back() == '\n' ? run.out.substr(0, run.out.size() - 1) : run.out;
+}
+
+}  // namespace
+
+TEST_CASE("a Gradescope export of a graded lab follows Gradescope's results.json specification", "[grader][export]") {
+  const TempDir dir;
+  const auto results = graded(dir, "wrong:gemm", "results-alice.json");
+  const auto out = dir.path / "gradescope" / "results.json";
+  const auto run = export_command(dir, {(dir.path / "results-alice.json").string(), "--format", "gradescope",
+                                        "--output", out.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto gs = json::parse(read_text(out));
+  const auto problems = schema_problems(gs, json::parse(read_text(kData / "gradescope-results.schema.json")));
+  CAPTURE(problems, gs.dump(2));
+  CHECK(problems.empty());
+
+  CHECK_THAT(gs["score"].get<double>(), WithinAbs(lab1(results)["score"].get<double>(), 1e-9));
+  CHECK(gs["score"].get<double>() < 20);  // gemm failed: not full marks
+  REQUIRE(gs["tests"].size() == 2);
+  const auto& copy = gs["tests"][0];
+  CHECK(copy["name"] == "lab1 copy");
+  CHECK(copy["status"] == "passed");
+  CHECK(copy["score"] == 10.0);
+  CHECK(copy["max_score"] == 10.0);
+  CHECK_THAT(copy["output"].get<std::string>(), ContainsSubstring("status: ok"));
+  CHECK_THAT(copy["output"].get<std::string>(), ContainsSubstring("median ms: student 1.020, reference 1.000"));
+  CHECK_THAT(copy["output"].get<std::string>(), ContainsSubstring("% of the ceiling (device-to-device copy)"));
+  const auto& gemm = gs["tests"][1];
+  const auto& graded_gemm = grader_test::exercise(results, "gemm");
+  CHECK(gemm["name"] == "lab1 gemm");
+  CHECK(gemm["status"] == "failed");
+  CHECK(gemm["score"] == graded_gemm["score"]);
+  CHECK_THAT(gemm["output"].get<std::string>(), ContainsSubstring("status: wrong"));
+  CHECK_THAT(gemm["output"].get<std::string>(),
+             ContainsSubstring("first failure: " + graded_gemm["message"].get<std::string>()));
+}
+
+TEST_CASE("the Gradescope schema check rejects results Gradescope would not read", "[grader][export]") {
+  const TempDir dir;
+  const auto results = graded(dir, "good", "results.json");
+  const auto valid = grader::gradescope_results(grader::read_gradebook(results).students.at(0));
+  const auto schema = json::parse(read_text(kData / "gradescope-results.schema.json"));
+  REQUIRE(schema_problems(valid, schema).empty());
+
+  auto broken = valid;
+  SECTION("no top-level score") { broken.erase("score"); }
+  SECTION("a status Gradescope does not know") { broken["tests"][0]["status"] = "ok"; }
+  SECTION("a score that is text") { broken["tests"][1]["score"] = "10"; }
+  SECTION("a misspelt key") { broken["tests"][0]["max_scroe"] = 10; }
+  SECTION("a test without its output") { broken["tests"][1].erase("output"); }
+  CHECK_FALSE(schema_problems(broken, schema).empty());
+}
+
+TEST_CASE("a class file becomes one Gradescope results file per student, 0 points where there are no results",
+          "[grader][export]") {
+  const TempDir dir;
+  const auto alice = graded(dir, "wrong:gemm", "alice.json");
+  const auto bob = graded(dir, "good", "bob.json");
+  const std::string error = "compile error: student.cu(12): error: identifier \"x\" is undefined";
+  write_text(dir.path / "class.json", class_file({{"alice", alice}, {"bob/../b", bob}}, {{"carol", error}}).dump());
+  const auto folder = dir.path / "gradescope";
+  const auto run = export_command(dir, {(dir.path / "class.json").string(), "--format", "gradescope", "--output",
+                                        folder.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto schema = json::parse(read_text(kData / "gradescope-results.schema.json"));
+  for (const char* file : {"alice.json", "bob_.._b.json", "carol.json"}) {
+    CAPTURE(file);
+    REQUIRE(fs::exists(folder / file));
+    CHECK(schema_problems(json::parse(read_text(folder / file)), schema).empty());
+  }
+  CHECK(std::distance(fs::directory_iterator(folder), fs::directory_iterator()) == 3);
+  CHECK(json::parse(read_text(folder / "alice.json"))["score"] == lab1(alice)["score"]);
+  CHECK(json::parse(read_text(folder / "bob_.._b.json"))["score"] == 20.0);
+  const auto carol = json::parse(read_text(folder / "carol.json"));
+  CHECK(carol["score"] == 0.0);
+  CHECK_THAT(carol["output"].get<std::string>(), ContainsSubstring(error));
+
+  SECTION("two students whose file names would collide are refused before anything is written") {
+    write_text(dir.path / "clash.json", class_file({{"a/b", alice}, {"a_b", bob}}, {}).dump());
+    const auto clash = export_command(dir, {(dir.path / "clash.json").string(), "--format", "gradescope",
+                                            "--output", (dir.path / "clash").string()});
+    CHECK(clash.exit_code == 1);
+    CHECK_THAT(clash.err, ContainsSubstring("would both be written to a_b.json"));
+    CHECK_FALSE(fs::exists(dir.path / "clash"));
+  }
+}
+
+TEST_CASE("the JUnit export is valid JUnit XML whose counts and scores match the results", "[grader][export]") {
+  const TempDir dir;
+  const auto alice = graded(dir, "wrong:gemm", "alice.json");
+  const auto bob = graded(dir, "segfault:copy", "bob.json");
+  // Text a submission controls (compiler output) with everything XML must escape or cannot hold.
+  const std::string error = "compile error: a.cu(3): error: \"<T>\" & 'x' ]]> \x01\x1b Zo\xc3\xab end";
+  write_text(dir.path / "class.json",
+             class_file({{"alice", alice}, {"b<o>b & \"co\"", bob}}, {{"carol", error}}).dump());
+  const auto xml = dir.path / "class.xml";
+  const auto run = export_command(dir, {(dir.path / "class.json").string(), "--format", "junit", "--output",
+                                        xml.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+
+  const auto valid = tool({"xmllint", "--noout", "--schema", (kData / "junit.xsd").string(), xml.string()});
+  INFO(valid.err << read_text(xml));
+  REQUIRE(valid.exit_code == 0);
+  CHECK(xpath(xml, "string(/testsuites/@tests)") == "5");
+  CHECK(xpath(xml, "count(//testcase)") == "5");
+  CHECK(xpath(xml, "string(/testsuites/@failures)") == "2");  // alice's gemm, bob's copy
+  CHECK(xpath(xml, "count(//failure)") == "2");
+  CHECK(xpath(xml, "string(/testsuites/@errors)") == "1");  // carol
+  CHECK(xpath(xml, "string(//testsuite[@name='alice.lab1']/testcase[@name='gemm']/failure/@type)") == "wrong");
+  CHECK(xpath(xml, "string(//testsuite[@name='b<o>b & \"co\".lab1']/testcase[@name='copy']/failure/@type)") ==
+        "crash");
+  const auto score = xpath(xml, "string(//testsuite[@name='alice.lab1']/properties/property[@name='score']/@value)");
+  CHECK_THAT(std::stod(score), WithinAbs(lab1(alice)["score"].get<double>(), 1e-9));
+  const auto gemm =
+      xpath(xml, "string(//testsuite[@name='alice.lab1']/properties/property[@name='gemm.score']/@value)");
+  CHECK_THAT(std::stod(gemm), WithinAbs(grader_test::exercise(alice, "gemm")["score"].get<double>(), 1e-9));
+  // The message survives the round trip; what XML 1.0 cannot hold (control characters) is U+FFFD.
+  CHECK(xpath(xml, "string(//testsuite[@name='carol']//error/@message)") ==
+        "compile error: a.cu(3): error: \"<T>\" & 'x' ]]> \xef\xbf\xbd\xef\xbf\xbd Zo\xc3\xab end");
+}
+
+TEST_CASE("the CSV export reads back through python's csv module with every field intact", "[grader][export]") {
+  const TempDir dir;
+  const auto alice = graded(dir, "wrong:gemm", "alice.json");
+  auto bob = graded(dir, "good", "bob.json");
+  bob["runs"][0]["labs"][0]["lab"] = 2;  // a second lab column, which only bob has
+  const std::string error = "compile error: a.cu(1): error: x\nnext line, with a comma and \"quotes\"";
+  write_text(dir.path / "class.json",
+             class_file({{"Smith, Alice \"Al\"", alice}, {"=HYPERLINK(\"x\")", bob}}, {{"carol", error}}).dump());
+  const auto csv = dir.path / "class.csv";
+  const auto run = export_command(dir, {(dir.path / "class.json").string(), "--format", "csv", "--output",
+                                        csv.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  CHECK_THAT(read_text(csv), ContainsSubstring("weighted_percent,error\r\n"));  // RFC 4180 line ends
+
+  const auto read = tool({"python3", "-c",
+                          "import csv, json, sys\n"
+                          "print(json.dumps(list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))))",
+                          csv.string()});
+  INFO(read.err << read_text(csv));
+  REQUIRE(read.exit_code == 0);
+  const double a = lab1(alice)["score"].get<double>();
+  const json expected = {
+      {"student", "lab1", "lab2", "weighted_percent", "error"},
+      {"Smith, Alice \"Al\"", fmt::format("{:.2f}", a), "", fmt::format("{:.2f}", 100 * a / 20), ""},
+      {"'=HYPERLINK(\"x\")", "", "20.00", "100.00", ""},  // a formula is shown, not evaluated
+      {"carol", "", "", "", error}};
+  CHECK(json::parse(read.out) == expected);
+}
+
+TEST_CASE("the last student run of a results file is exported", "[grader][export]") {
+  const TempDir dir;
+  const auto csv_of = [&](const fs::path& file) {
+    const auto run = export_command(dir, {file.string(), "--format", "csv", "--student", "alice"});
+    INFO(run.err);
+    CHECK(run.exit_code == 0);
+    return run.out;
+  };
+  SECTION("of repeats, the last") {
+    // The first timed run is at full marks (10/10), the second at the log midpoint (7/10).
+    const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--repeat", "2"},
+                               {{"FAKE_LAB_STUDENT_MS", "1.0,3.3166247903554"},
+                                {"FAKE_LAB_COUNTER_FILE", (dir.path / "counter").string()}});
+    REQUIRE(run.results["runs"].size() == 2);
+    REQUIRE_THAT(lab1(run.results, 0)["score"].get<double>(), WithinAbs(10.0, 1e-9));
+    CHECK(csv_of(dir.path / "results.json") == "student,lab1,weighted_percent,error\r\nalice,7.00,70.00,\r\n");
+  }
+  SECTION("not a run of another implementation after it") {
+    auto results = graded(dir, "wrong:gemm", "alice.json");
+    const auto reference = graded(dir, "wrong:gemm", "reference.json", {"--impl", "reference"});
+    REQUIRE(lab1(reference)["score"] == 20.0);
+    results["runs"].push_back(reference["runs"][0]);
+    write_text(dir.path / "both.json", results.dump());
+    const double score = lab1(results)["score"].get<double>();
+    REQUIRE(score < 20);
+    CHECK(csv_of(dir.path / "both.json") ==
+          fmt::format("student,lab1,weighted_percent,error\r\nalice,{:.2f},{:.2f},\r\n", score, 5 * score));
+  }
+}
+
+TEST_CASE("export refuses what it cannot read with exit 1 and the reason", "[grader][export]") {
+  const TempDir dir;
+  auto results = graded(dir, "good", "results.json");
+  std::string input, reason;
+  SECTION("a missing file") {
+    input = (dir.path / "none.json").string();
+    reason = "cannot read it";
+  }
+  SECTION("text that is not JSON") {
+    write_text(input = (dir.path / "bad.json").string(), "{\"schema\": 1,");
+    reason = "not JSON";
+  }
+  SECTION("a kind of file other than a class") {
+    write_text(input = (dir.path / "roster.json").string(), R"({"schema": 1, "kind": "roster", "students": []})");
+    reason = "unknown kind \"roster\"";
+  }
+  SECTION("a --self-check file: two runs (reference and baseline), none of the student") {
+    const auto self_check = graded(dir, "good", "self-check.json", {"--self-check"});
+    REQUIRE(self_check["runs"].size() == 2);
+    input = (dir.path / "self-check.json").string();
+    reason = "2 runs and none of impl \"student\"";
+  }
+  SECTION("a class file whose student has a broken results file") {
+    results["schema"] = 2;
+    write_text(input = (dir.path / "class.json").string(), class_file({{"dave", results}}, {}).dump());
+    reason = "student 'dave': not a grade results file of schema 1";
+  }
+  SECTION("a class file exported to gradescope without a folder") {
+    write_text(input = (dir.path / "class.json").string(), class_file({{"dave", results}}, {}).dump());
+    const auto run = export_command(dir, {input, "--format", "gradescope"});
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.err, ContainsSubstring("--output DIR is required"));
+    return;
+  }
+  const auto run = export_command(dir, {input, "--format", "junit"});
+  CHECK(run.exit_code == 1);
+  CHECK(run.out.empty());
+  CHECK_THAT(run.err, ContainsSubstring(reason));
+}
+
+TEST_CASE("XML and CSV escaping keep any text intact and harmless", "[grader][export]") {
+  CHECK(grader::xml_escape("a&b<c>\"d'") == "a&amp;b&lt;c&gt;&quot;d&apos;");
+  CHECK(grader::xml_escape("tab\tline\ncr\r") == "tab&#9;line&#10;cr&#13;");
+  CHECK(grader::xml_escape("\x01 \xff \xc3\xab \xe2\x82") ==
+        "\xef\xbf\xbd \xef\xbf\xbd \xc3\xab \xef\xbf\xbd\xef\xbf\xbd");  // control, stray, ë, cut short
+  CHECK(grader::xml_escape("\xc0\xaf") == "\xef\xbf\xbd\xef\xbf\xbd");  // an overlong '/'
+  CHECK(grader::csv_field("plain") == "plain");
+  CHECK(grader::csv_field("a,b") == "\"a,b\"");
+  CHECK(grader::csv_field("say \"hi\"\r\n") == "\"say \"\"hi\"\"\r\n\"");
+  CHECK(grader::csv_field("-2+3") == "'-2+3");
+  CHECK(grader::csv_field("-2.50", false) == "-2.50");
+  CHECK(grader::file_name_for("a/b c") == "a_b_c");
+  CHECK(grader::file_name_for("..") == "_..");
+  CHECK(grader::file_name_for("") == "_");
+}
