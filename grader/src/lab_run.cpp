@@ -14,6 +14,7 @@
 #include <harness/exit_codes.hpp>
 
 #include "grader/process.hpp"
+#include "grader/sanitize.hpp"
 
 namespace grader {
 namespace {
@@ -161,7 +162,7 @@ class ExerciseGrader {
     x.name = spec.name;
     x.correctness_max = spec.correctness_points;
     x.performance_max = spec.performance_points;
-    const bool timed_ok = check(x) && time(x) && reference_in_standing(x, spec);
+    const bool timed_ok = check(x) && sanitize(x) && time(x) && reference_in_standing(x, spec);
     x.score = score_exercise({spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total,
                               timed_ok, timed_ok ? x.timing->student.median_ms : 0,
                               timed_ok ? x.timing->reference.median_ms : 0,
@@ -235,6 +236,7 @@ class ExerciseGrader {
                   fmt::format("check exited 0 after writing only {} of {} results", f.cases, f.total));
     if (x.tests_passed < x.tests_total) {
       const int failed = x.tests_total - x.tests_passed;
+      x.hint = f.hint;
       const auto first = f.first_failure.empty() ? fmt::format("{} results missing", f.total - f.cases)
                                                  : "first: " + f.first_failure;
       return fail(x, Status::kWrong, fmt::format("{} of {} tests failed; {}", failed, x.tests_total, first));
@@ -243,6 +245,43 @@ class ExerciseGrader {
       return fail(x, Status::kWrong,
                   fmt::format("check exited 112 (test failure) although every result passed{}", stderr_hint(run)));
     if (x.tests_total == 0) return fail(x, Status::kBadOutput, "check planned 0 tests");
+    return true;
+  }
+
+  // `grade --sanitize`: each of the manifest's tools around a check of the small shapes at the first check seed; true
+  // when none found anything. A finding is status memory-error or race: the correctness points stay as the check
+  // earned them, and no timed run gives performance points.
+  bool sanitize(ExerciseResult& x) {
+    if (!options_.sanitizer) return true;
+    for (const SanitizerTool tool : manifest_.sanitize) {
+      const auto name = std::string(to_string(tool));
+      tell(fmt::format("lab{} {}: compute-sanitizer {} ({})", lab_.number, x.name, name, options_.impl));
+      auto p = lab_process(sanitizer_command(*options_.sanitizer, tool, binary_, options_.impl, x.name,
+                                             x.seeds.empty() ? 1 : x.seeds.front()),
+                           kSanitizeTimeoutS, work_);
+      p.results_pipe = false;
+      p.kill_grace_s = options_.kill_grace_s;
+      const auto run = run_process(p);
+      x.wall_s += run.wall_s;
+      if (run.survivors > 0) return fail(x, Status::kBadOutput, untrusted(run, "compute-sanitizer " + name));
+      if (!run.started) return fail(x, Status::kCrash, fmt::format("compute-sanitizer could not start: {}", run.error));
+      if (run.timed_out)
+        return fail(x, Status::kTimeout,
+                    fmt::format("compute-sanitizer {} hung on the small shapes: killed after {:g} s", name,
+                                kSanitizeTimeoutS));
+      const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
+      if (report.found()) {
+        const auto first = report.first_finding.empty() ? fmt::format("ERROR SUMMARY: {} errors", report.errors)
+                                                        : report.first_finding;
+        x.sanitized.push_back(fmt::format("{}: {}", name, first));
+        const bool memory = tool == SanitizerTool::kMemcheck || tool == SanitizerTool::kInitcheck;
+        return fail(x, memory ? Status::kMemoryError : Status::kRace,
+                    fmt::format("every test passed, but compute-sanitizer {} found {} error(s) on the small shapes: {}",
+                                name, std::max(report.errors, 1), first));
+      }
+      x.sanitized.push_back(report.tool_error.empty() ? name + ": clean"
+                                                      : fmt::format("{}: could not run: {}", name, report.tool_error));
+    }
     return true;
   }
 
@@ -332,6 +371,8 @@ std::string_view to_string(Status status) {
     case Status::kMissing: return "missing";
     case Status::kNoBinary: return "no-binary";
     case Status::kInvalidRun: return "invalid-run";
+    case Status::kMemoryError: return "memory-error";
+    case Status::kRace: return "race";
   }
   return "?";
 }
@@ -426,9 +467,12 @@ CheckFile parse_check_results(std::string_view text, std::string_view exercise) 
     ++f.cases;
     if (j.at("ok").get<bool>()) {
       ++f.passed;
-    } else if (f.first_failure.empty()) {
-      f.first_failure = fmt::format("shape {} seed {}: {}", text_of(j, "shape"), text_of(j, "seed"),
-                                    clip(j.contains("message") ? text_of(j, "message") : "", 160));
+    } else {
+      if (f.first_failure.empty())
+        f.first_failure = fmt::format("shape {} seed {}: {}", text_of(j, "shape"), text_of(j, "seed"),
+                                      clip(j.contains("message") ? text_of(j, "message") : "", 160));
+      if (f.hint.empty() && j.contains("hint") && j.at("hint").is_string())
+        f.hint = clip(j.at("hint").get<std::string>(), 400);
     }
   }
   return f;

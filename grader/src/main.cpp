@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -26,6 +27,7 @@
 #include "grader/manifest.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
+#include "grader/sanitize.hpp"
 #include "grader/self_check.hpp"
 #include "export_command.hpp"
 
@@ -58,6 +60,7 @@ Examples:
   grade all --self-check              instructors: reference must get full marks, stubs behave as in the manifest
   grade lab1 --repeat 3               grade three times and print the largest score difference
   grade lab1 --seeds 101,202,303      chosen seeds for the correctness tests (default: fresh random ones)
+  grade lab6 --sanitize               also run compute-sanitizer (the manifest's tools) on small shapes
   grade --list                        which labs exist and which are built
   grade batch SUBMISSIONS_DIR --labs lab1   grade a class, one folder per student (docs/batch.md; grade batch --help)
   grade merge RESULTS... --output class.json  combine per-student results and shards into one class file
@@ -76,6 +79,8 @@ struct Cli {
   std::string impl = "student";
   bool self_check = false;
   bool list = false;
+  bool sanitize = false;
+  std::string sanitizer;  // --sanitizer PATH; empty: looked for (find_compute_sanitizer)
   bool device = false;
   int repeat = 1;
   std::string seeds, exercise, labs_dir = COURSE_LABS_DIR, bin_dir, work_dir, output = "grade-results.json", commit;
@@ -121,6 +126,13 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_option("--output", cli.output, "JSON results file (default: ./grade-results.json)");
   app.add_option("--commit", cli.commit, "commit recorded in the results (default: git rev-parse HEAD, or unknown)");
   app.add_flag("--list", cli.list, "list the labs found and whether each is built, then exit");
+  app.add_flag("--sanitize", cli.sanitize,
+               "after each passing check, run it on small shapes under compute-sanitizer with the tools the lab's "
+               "manifest names; a finding is status memory-error or race, with no performance points "
+               "(docs/sanitizer.md)");
+  app.add_option("--sanitizer", cli.sanitizer,
+                 "compute-sanitizer to use with --sanitize (default: from PATH, $CUDA_HOME/bin or "
+                 "/usr/local/cuda/bin)");
   app.add_flag("--device", cli.device,
                "describe the GPU (bandwidth from its memory clock and bus, napkin math) through a built lab, then exit");
   std::optional<int> exported;  // `grade export ...` ran during parsing: its exit code
@@ -168,6 +180,23 @@ void list_labs(const std::vector<LabEntry>& labs, const fs::path& labs_dir, cons
     fmt::print("  lab{:<3} {:<24} {:<32} {}\n", lab.number, lab.id, title,
                built ? "built" : fmt::format("not built (make lab{})", lab.number));
   }
+}
+
+// --sanitize: the compute-sanitizer to run, or nullopt, said once, when there is none (grading goes on without it).
+std::optional<fs::path> locate_sanitizer(const std::string& given) {
+  const char* path = std::getenv("PATH");
+  const char* cuda_home = std::getenv("CUDA_HOME");
+  std::optional<fs::path> found;
+  std::error_code error;
+  if (!given.empty()) {
+    if (fs::is_regular_file(given, error)) found = fs::absolute(given, error);
+  } else {
+    found = find_compute_sanitizer(path ? path : "", cuda_home ? cuda_home : "");
+  }
+  if (!found)
+    fmt::print(stderr, "grade: --sanitize: compute-sanitizer is not installed ({}); grading without it\n",
+               given.empty() ? "not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin" : "no file " + given);
+  return found;
 }
 
 int run(int argc, char** argv) {
@@ -263,6 +292,7 @@ int run(int argc, char** argv) {
   options.check_timeout_s = report.check_timeout_s = cli.check_timeout_s;
   options.time_timeout_s = report.time_timeout_s = cli.time_timeout_s;
   options.progress = [](const std::string& what) { fmt::print(stderr, "  {} ...\n", what); };
+  if (cli.sanitize || !cli.sanitizer.empty()) options.sanitizer = locate_sanitizer(cli.sanitizer);
   report.commit = cli.commit.empty() ? git_commit(labs_dir) : cli.commit;
 
   // The self-check grades the shipped stub (`baseline`, built from stub.cu) in the student slot, never student.cu:

@@ -87,7 +87,7 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
   }
   const Reader in{source};
   if (!root.is_object()) in.fail("(top level)", "must be a JSON object");
-  in.only_known(root, "", {"title", "weight", "timeouts", "full_marks_at", "exercises", "rules"});
+  in.only_known(root, "", {"title", "weight", "timeouts", "full_marks_at", "exercises", "rules", "sanitize"});
 
   Manifest m;
   m.title = in.string(root, "title", "title");
@@ -107,6 +107,12 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     m.rules.allow_symbols = in.patterns(rules, "allow_symbols", "rules.allow_symbols");
     m.rules.allow_headers = in.patterns(rules, "allow_headers", "rules.allow_headers");
     m.rules.allow_instructions = in.patterns(rules, "allow_instructions", "rules.allow_instructions");
+  }
+
+  for (const auto& name : in.patterns(root, "sanitize", "sanitize")) {
+    const auto tool = parse_sanitizer_tool(name);
+    if (!tool) in.fail("sanitize", fmt::format("unknown tool '{}' (memcheck, racecheck, synccheck or initcheck)", name));
+    if (std::find(m.sanitize.begin(), m.sanitize.end(), *tool) == m.sanitize.end()) m.sanitize.push_back(*tool);
   }
 
   if (!root.contains("exercises")) in.fail("exercises", "missing");

@@ -55,6 +55,7 @@ json to_json(const ExerciseResult& x) {
   json j = {{"name", x.name},
             {"status", std::string(to_string(x.status))},
             {"message", x.message},
+            {"hint", x.hint.empty() ? json(nullptr) : json(x.hint)},
             {"score", x.score.total},
             {"max_score", x.max_score()},
             {"correctness_points", x.score.correctness},
@@ -70,7 +71,8 @@ json to_json(const ExerciseResult& x) {
             // What the runs were asked for, so that the grade can be reproduced: --seeds and --timed-seed.
             {"seeds", x.seeds},
             {"timed_seed", or_null(x.timed_seed)},
-            {"timed_shape", x.timed_shape.empty() ? json(nullptr) : json(x.timed_shape)}};
+            {"timed_shape", x.timed_shape.empty() ? json(nullptr) : json(x.timed_shape)},
+            {"sanitized", x.sanitized}};  // grade --sanitize: what each compute-sanitizer tool said
   const auto& t = x.timing;
   const auto runner = [&](auto field) -> json {
     if (!t) return {{"student", nullptr}, {"reference", nullptr}, {"baseline", nullptr}, {"ceiling", nullptr}};
@@ -175,6 +177,7 @@ std::string format_lab_table(const LabResult& lab, std::string_view note) {
   }
   for (const auto& x : lab.exercises) {
     if (x.status != Status::kOk) out += fmt::format("  {}: {}: {}\n", x.name, to_string(x.status), x.message);
+    if (x.status != Status::kOk && !x.hint.empty()) out += fmt::format("    {}\n", x.hint);
   }
   for (const auto& x : lab.exercises) {  // what else was timed beside it, and the lab's own figures
     if (!x.timing || (x.timing->peers.empty() && x.timing->metrics.empty())) continue;

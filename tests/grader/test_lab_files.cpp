@@ -186,3 +186,16 @@ TEST_CASE("time results that contradict the plan are rejected with the reason", 
   CHECK_THAT(why(R"("exercise": "scale", "impl": "student", "seed": 42)"),
              ContainsSubstring("the result names no shape"));
 }
+
+TEST_CASE("the first hint among the failed cases is kept, and lines without one still parse", "[grader][lab_files]") {
+  const auto f = parse_check_results(
+      R"({"plan": {"exercise": "scale", "impl": "student", "cases": 3}}
+{"exercise": "scale", "shape": "1", "seed": 1, "ok": false, "message": "1 of 1 elements differ"}
+{"exercise": "scale", "shape": "33", "seed": 1, "ok": false, "message": "1 of 33", "hint": "hint: only the tail"}
+{"exercise": "scale", "shape": "65", "seed": 1, "ok": false, "message": "1 of 65", "hint": "hint: later"}
+)",
+      "scale");
+  CHECK(f.error.empty());
+  CHECK(f.first_failure == "shape 1 seed 1: 1 of 1 elements differ");
+  CHECK(f.hint == "hint: only the tail");
+}

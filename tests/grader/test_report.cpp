@@ -197,3 +197,16 @@ TEST_CASE("durations print with about four significant digits", "[grader][report
   CHECK(format_ms(123.45) == "123.5");
   CHECK(format_ms(1234.4) == "1234");
 }
+
+TEST_CASE("a failed exercise's hint shows under its failure line and in the JSON", "[grader][report]") {
+  auto lab = sample_lab();
+  auto& saxpy = lab.exercises.at(1);
+  saxpy.status = Status::kWrong;
+  saxpy.message = "3 of 6 tests failed; first: shape 33 seed 1: ...";
+  saxpy.hint = "hint: only elements past the last full block of 32 are wrong";
+  const auto table = format_lab_table(lab, "(impl: student)");
+  CHECK_THAT(table, ContainsSubstring("  saxpy: wrong: 3 of 6 tests failed; first: shape 33 seed 1: ...\n"
+                                      "    hint: only elements past the last full block of 32 are wrong\n"));
+  CHECK(to_json(lab).at("exercises").at(1).at("hint") == saxpy.hint);
+  CHECK(to_json(lab).at("exercises").at(0).at("hint").is_null());
+}

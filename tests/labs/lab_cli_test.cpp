@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -97,4 +99,30 @@ TEST_CASE("grade on a machine without a GPU prints one clear line and exits 3", 
   CHECK(r.err.find('\n') == r.err.size() - 1);  // one line
   CHECK(r.err.find("Traceback") == std::string::npos);
   CHECK(r.err.find("terminate called") == std::string::npos);
+}
+
+TEST_CASE("with a GPU, failed cases carry the hint that names their pattern", "[labs][cli][gpu][hint]") {
+  if (!gpu_present()) SKIP("no GPU on this machine");
+  const auto labs = lab_names();
+  if (std::find(labs.begin(), labs.end(), "lab1") == labs.end()) SKIP("lab 1 is not built");
+  // The reference's runner spoiling its own output (harness/src/runner/mutations.cpp): known patterns on the GPU.
+  const std::pair<std::string, std::string> cases[] = {{"zeros", "every element is 0"},
+                                                       {"shifted", "shifted by one element"},
+                                                       {"tail_missing", "past the last full block"}};
+  for (const auto& [mutant, hint] : cases) {
+    const auto results = std::filesystem::temp_directory_path() / ("lab1-hint-" + mutant + ".jsonl");
+    const auto r = run({"lab1", "check", "--impl", "mutant:" + mutant, "--exercise", "scale", "--seeds", "1",
+                        "--results", results.string()});
+    CAPTURE(mutant, r.exit_code, r.err);
+    CHECK(r.exit_code == code::kTestFailure);
+    std::ifstream in(results);
+    bool found = false;
+    for (std::string line; std::getline(in, line);) {
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_object() && j.contains("hint") && j.at("hint").get<std::string>().find(hint) != std::string::npos)
+        found = true;
+    }
+    CHECK(found);
+    std::filesystem::remove(results);
+  }
 }

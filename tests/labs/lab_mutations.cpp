@@ -3,6 +3,7 @@
 // from the CPU reference and mutated in the generic ways a wrong kernel goes wrong; each mutation is fed to the same
 // comparison the lab uses (Output::compare_host: its reference, sample positions and tolerance), which must reject
 // it. Built into every lab's CPU test binary (labN_cpu_tests); runs without a GPU (harness::set_host_only).
+#include <harness/mismatch_hint.hpp>
 #include <harness/problem.hpp>
 
 #include <catch2/catch_test_macros.hpp>
@@ -210,4 +211,55 @@ TEST_CASE("every mutation of a right answer is rejected by the lab's check", "[l
   if (checked == 0 && not_on_host.empty()) SKIP("no exercise of this lab has an Output buffer to mutate");
   for (const auto& why : not_on_host) FAIL_CHECK("cannot be made on the host: " << why);
   REQUIRE(checked > 0);
+}
+
+// The hints of a failed check (harness/mismatch_hint.hpp) on this lab's own references and shapes: a zeroed output, an
+// output shifted by one element and a tail left at zero must each get the hint that names them, whatever the values.
+TEST_CASE("the mismatch hint names zeros, a shift by one and a missing tail on the lab's own outputs",
+          "[lab][mutations][hint]") {
+  using harness::MismatchKind;
+  HostOnly host_only;
+  std::size_t checked = 0;
+  for (const auto& spec : harness::lab().exercises) {
+    for (const Shape& shape : spec.test_shapes) {
+      Made made;
+      try {
+        made = make(spec, shape, 1);
+      } catch (const std::exception&) {  // needs the GPU (lab 07): the mutation test above says so
+        break;
+      }
+      for (std::size_t k = 0; k < made.problem->buffers().size(); ++k) {
+        const Output<float>* out = made.output<float>(k);
+        if (!out) continue;
+        const auto& ref = out->reference();
+        const std::size_t n = out->size();
+        if (!out->sampled().empty() || n < 4 ||
+            !std::all_of(ref.begin(), ref.end(), [](double r) { return std::isfinite(r); }))
+          continue;
+        const auto right = right_answer(*out);
+        const auto kind = [&](const std::vector<float>& v) {
+          return harness::classify_mismatch(v.data(), ref.data(), n, out->tolerance(), shape.dims).kind;
+        };
+        CAPTURE(spec.name, shape.str(), k);
+        if (std::vector<float> zeros(n, 0.0f); !out->compare_host(zeros).ok())
+          CHECK(kind(zeros) == MismatchKind::kAllZeros);
+        std::vector<float> shifted(n);
+        for (std::size_t i = 0; i < n; ++i) shifted[i] = right[(i + 1) % n];
+        if (out->compare_host(shifted).failures >= 3) CHECK(kind(shifted) == MismatchKind::kShifted);
+        if (n % 256 != 0 && n > 256) {
+          auto tail = right;
+          for (std::size_t i = n / 256 * 256; i < n; ++i) tail[i] = 0.0f;
+          if (!out->compare_host(tail).ok()) {
+            const auto got = kind(tail);
+            INFO("classified as " << harness::to_string(got));
+            CHECK((got == MismatchKind::kTail || got == MismatchKind::kEdgeTiles));
+          }
+        }
+        ++checked;
+      }
+    }
+  }
+  if (checked == 0)
+    SKIP("no output of this lab is an array of 4 or more elements with a reference for each (a single sum) that can "
+         "be made without a GPU");
 }

@@ -30,10 +30,12 @@ enum class Status {
   kMissing,    ///< exit 113: the implementation has no launcher for this exercise
   kNoBinary,   ///< the lab binary is not built
   kInvalidRun, ///< correct, but the reference ran far below its usual % of ceiling: no performance points
+  kMemoryError,  ///< --sanitize: memcheck (or initcheck) found a bad memory access: no performance points
+  kRace,         ///< --sanitize: racecheck or synccheck found a hazard: no performance points
 };
 
 /// The status as printed and stored in JSON: ok, wrong, timeout, crash, cuda-error, bad-output, missing, no-binary,
-/// invalid-run.
+/// invalid-run, memory-error, race.
 std::string_view to_string(Status status);
 
 /// One runner's numbers from a timed run.
@@ -75,6 +77,7 @@ struct ExerciseResult {
   std::string name;
   Status status = Status::kOk;
   std::string message;  ///< one line for a human
+  std::string hint;     ///< for a failed check: what the pattern of wrong elements suggests, else empty
   int tests_passed = 0;
   int tests_total = 0;
   std::optional<Timing> timing;  ///< empty when there was no readable timed run
@@ -87,6 +90,9 @@ struct ExerciseResult {
   std::vector<std::uint64_t> seeds;         ///< the seeds `check` ran with (to reproduce: `grade --seeds`)
   std::optional<std::uint64_t> timed_seed;  ///< the seed `time` ran with, if it ran (`grade --timed-seed`)
   std::string timed_shape;                  ///< the shape `time` reported, if it ran
+  /// `grade --sanitize`: one entry per compute-sanitizer tool run, "memcheck: clean", "racecheck: <first finding>"
+  /// or "synccheck: could not run: <why>"; empty when none ran.
+  std::vector<std::string> sanitized;
 
   /// correctness_max + performance_max.
   double max_score() const { return correctness_max + performance_max; }
@@ -126,6 +132,9 @@ struct GradeOptions {
   std::optional<double> time_timeout_s;  ///< overrides the manifest
   double kill_grace_s = 2;               ///< between SIGTERM and SIGKILL of a hung run
   std::function<void(const std::string&)> progress;  ///< told what runs next (may be empty)
+  /// `grade --sanitize`: compute-sanitizer, run with the manifest's tools after a check that passed and before the
+  /// timing (docs/sanitizer.md); empty: no sanitizer runs.
+  std::optional<std::filesystem::path> sanitizer;
 };
 
 /// What `labN info` answered.
@@ -170,6 +179,7 @@ struct CheckFile {
   std::string plan_impl;      ///< the plan's "impl", empty if it names none
   std::map<std::string, std::vector<std::uint64_t>> seeds_by_shape;  ///< the cases found
   std::string first_failure;  ///< "shape 31 seed 1: <message>" of the first failed case
+  std::string hint;           ///< the first failed case's `hint` line that has one (docs/protocol.md), else empty
   std::string error;          ///< why the stream is unusable, else empty
 };
 

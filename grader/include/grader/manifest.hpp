@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "grader/sanitize.hpp"
+
 namespace grader {
 
 /// A manifest that cannot be used; what() names the file and the field.
@@ -64,6 +66,9 @@ struct Manifest {
   double full_marks_at = 1.1;    ///< full performance points at or below this multiple of the reference time
   std::vector<ExerciseSpec> exercises;
   SubmissionRules rules;         ///< empty unless the lab widens the default
+  /// The compute-sanitizer tools `grade --sanitize` runs on each exercise (`"sanitize": ["memcheck", "racecheck"]`,
+  /// optional: none when missing); docs/sanitizer.md.
+  std::vector<SanitizerTool> sanitize;
 };
 
 /// Parses manifest text; `source` (the file name) prefixes every error message. Throws ManifestError.

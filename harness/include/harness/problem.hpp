@@ -204,6 +204,8 @@ class Output : public Buffer {
   [[nodiscard]] const std::vector<double>& reference() const { return reference_; }
   /// The positions compared (empty: every element).
   [[nodiscard]] const std::vector<std::size_t>& sampled() const { return sampled_; }
+  /// The tolerance the reference is compared with (mismatch_hint.hpp classifies with the same one).
+  [[nodiscard]] const Tolerance& tolerance() const { return tolerance_; }
   [[nodiscard]] bool sampled_check() const override { return !sampled_.empty(); }
   void save(std::size_t slot) override;
   void compare_saved(std::size_t slot, std::size_t against, std::vector<std::string>& problems) const override;

@@ -5,6 +5,7 @@
 
 #include <harness/cuda_check.hpp>
 #include <harness/exit_codes.hpp>
+#include <harness/mismatch_hint.hpp>
 #include <harness/problem.hpp>
 #include <harness/runner.hpp>
 
@@ -19,6 +20,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 
 namespace harness::lab_cli {
 namespace {
@@ -32,7 +34,54 @@ struct Case {
 struct Outcome {
   bool ok = false;
   std::string message;
+  MismatchHint hint;      // what the pattern of wrong elements suggests (mismatch_hint.hpp)
+  std::string hint_line;  // "hint: ... (see labs/NN_name/README.md#hints)", empty without a specific hint
 };
+
+// Every output of `problem` that has a reference for each element, copied to the host after a run (float and int32
+// outputs; sampled ones are left out: the classifier needs every element's reference).
+struct HostOutputs {
+  std::vector<std::pair<const Output<float>*, std::vector<float>>> floats;
+  std::vector<std::pair<const Output<std::int32_t>*, std::vector<std::int32_t>>> ints;
+};
+
+template <class T>
+void download_output(const Buffer* b, std::vector<std::pair<const Output<T>*, std::vector<T>>>& into) {
+  const auto* out = dynamic_cast<const Output<T>*>(b);
+  if (!out || out->sampled_check()) return;
+  std::vector<T> host(out->size());
+  CUDA_CHECK(cudaMemcpy(host.data(), out->data(), host.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  into.emplace_back(out, std::move(host));
+}
+
+HostOutputs download_outputs(const Problem& problem) {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  HostOutputs h;
+  for (const Buffer* b : problem.buffers()) {
+    download_output(b, h.floats);
+    download_output(b, h.ints);
+  }
+  return h;
+}
+
+// The first specific hint over the outputs: a difference between the two runs first (a race explains any pattern),
+// then the pattern of the first run's wrong elements.
+template <class T>
+MismatchHint classify_outputs(const std::vector<std::pair<const Output<T>*, std::vector<T>>>& first,
+                              const std::vector<std::pair<const Output<T>*, std::vector<T>>>& second,
+                              const Shape& shape) {
+  for (std::size_t k = 0; k < first.size() && k < second.size(); ++k) {
+    const auto& [out, a] = first[k];
+    const auto hint = classify_reruns(a.data(), second[k].second.data(), out->reference().data(), a.size(),
+                                      out->tolerance());
+    if (hint.specific()) return hint;
+  }
+  for (const auto& [out, a] : first) {
+    const auto hint = classify_mismatch(a.data(), out->reference().data(), a.size(), out->tolerance(), shape.dims);
+    if (hint.specific()) return hint;
+  }
+  return {};
+}
 
 /// The state of one `check` run, shared with the test case below (Catch2 test cases take no arguments).
 struct CheckRun {
@@ -42,14 +91,37 @@ struct CheckRun {
   std::vector<Case> cases;
   std::ofstream results;
   std::map<std::string, std::size_t> failures;  // by exercise
+  std::map<std::string, std::vector<ShapeOutcome>> outcomes;  // by exercise, for classify_shapes
+  std::set<std::pair<std::string, MismatchKind>> hints_shown;  // each kind of hint printed once per exercise
   bool expect_reject = false;
 
-  void record(const Case& c, const Outcome& o) {
+  void record(const Case& c, Outcome& o) {
     if (!o.ok) ++failures[c.spec->name];
+    auto& seen = outcomes[c.spec->name];
+    seen.push_back({c.shape.dims, o.ok});
+    if (!o.ok && !o.hint.specific()) o.hint = classify_shapes(seen);
+    o.hint_line = o.ok ? "" : hint_line(o.hint, lab().id);
     if (!results.is_open()) return;
-    results << nlohmann::json{{"exercise", c.spec->name}, {"shape", c.shape.str()}, {"seed", c.seed},
-                              {"ok", o.ok}, {"message", o.message}}.dump()
-            << std::endl;  // flush: the grader must see every finished case even if the next one kills us
+    auto line = nlohmann::json{{"exercise", c.spec->name}, {"shape", c.shape.str()}, {"seed", c.seed},
+                               {"ok", o.ok}, {"message", o.message}};
+    if (!o.hint_line.empty()) line["hint"] = o.hint_line;
+    // Flushed: the grader must see every finished case even if the next one kills us.
+    results << line.dump() << std::endl;
+  }
+
+  // After a failed run: the outputs as they are, then a second run on the same inputs, so that the hint can tell a
+  // race (the two differ where they are wrong) from a deterministic bug and classify the pattern of the first.
+  MismatchHint rerun_for_hint(const Case& c, Problem& problem, Stream& stream) {
+    const HostOutputs first = download_outputs(problem);
+    if (first.floats.empty() && first.ints.empty()) return {};
+    problem.poison(stream.get());
+    stream.synchronize();
+    runner->open(c.spec->name, problem);
+    runner->run();
+    runner->close();
+    const HostOutputs second = download_outputs(problem);
+    if (auto h = classify_outputs(first.floats, second.floats, c.shape); h.specific()) return h;
+    return classify_outputs(first.ints, second.ints, c.shape);
   }
 
   Outcome execute(const Case& c) {
@@ -83,12 +155,22 @@ struct CheckRun {
         if (const Verdict all = problem->compare_saved(0, 1); !all.ok)
           v = {false, v.message + (v.message.empty() ? "" : "\n") + all.message};
       }
-      o = {v.ok, v.message};
+      o.ok = v.ok;
+      o.message = v.message;
+      if (!v.ok) {
+        try {
+          o.hint = rerun_for_hint(c, *problem, stream);
+        } catch (const RunnerFailure& e) {  // the verdict stands; the hint is lost with the second run
+          if (e.fatal()) runner.reset();
+        }
+      }
     } catch (const RunnerFailure& e) {
-      o = {false, e.what()};
+      o.ok = false;
+      o.message = e.what();
       if (e.fatal()) runner.reset();
     } catch (const CudaError& e) {
-      o = {false, e.what()};
+      o.ok = false;
+      o.message = e.what();
       if (e.sticky()) {
         // The context is lost: no later case can run. Record this one, then end the process with a code that says
         // so; the grader counts the cases that never ran as failed.
@@ -98,7 +180,8 @@ struct CheckRun {
         std::_Exit(expect_reject ? exit_code::kOk : exit_code::kCudaError);
       }
     } catch (const std::exception& e) {
-      o = {false, std::string("exception: ") + e.what()};
+      o.ok = false;
+      o.message = std::string("exception: ") + e.what();
     }
     record(c, o);
     return o;
@@ -106,6 +189,29 @@ struct CheckRun {
 };
 
 CheckRun* active = nullptr;
+
+// `check --small`: up to kSmallShapes of the test shapes of at most kSmallElements elements (the product of the
+// extents), spread over the exercise's list, which runs from the edge sizes up, so that partial warps, blocks and
+// tiles stay in. Under compute-sanitizer a kernel runs 10-100x slower and every runner start costs seconds.
+std::vector<Shape> small_shapes(const std::vector<Shape>& shapes) {
+  constexpr std::int64_t kSmallElements = 1 << 16;
+  constexpr std::size_t kSmallShapes = 8;
+  const auto elements = [](const Shape& s) {
+    std::int64_t n = 1;
+    for (auto d : s.dims) n *= d;
+    return n;
+  };
+  std::vector<Shape> fit;
+  for (const auto& s : shapes)
+    if (elements(s) <= kSmallElements) fit.push_back(s);
+  if (fit.empty() && !shapes.empty())
+    fit.push_back(*std::min_element(shapes.begin(), shapes.end(),
+                                    [&](const Shape& a, const Shape& b) { return elements(a) < elements(b); }));
+  if (fit.size() <= kSmallShapes) return fit;
+  std::vector<Shape> picked;
+  for (std::size_t k = 0; k < kSmallShapes; ++k) picked.push_back(fit[k * (fit.size() - 1) / (kSmallShapes - 1)]);
+  return picked;
+}
 
 }  // namespace
 
@@ -158,7 +264,7 @@ int check(const CheckRequest& request, const char* argv0) {
   }
   for (const auto* spec : specs) {
     const std::size_t before = run.cases.size();
-    for (const auto& shape : spec->test_shapes)
+    for (const auto& shape : request.small ? small_shapes(spec->test_shapes) : spec->test_shapes)
       for (auto seed : request.seeds) run.cases.push_back({spec, shape, seed});
     if (run.results.is_open())
       run.results << nlohmann::json{{"plan", {{"exercise", spec->name}, {"impl", request.impl},
@@ -201,7 +307,9 @@ TEST_CASE("the implementation matches the CPU reference at every shape and seed"
   const auto seed = c.seed;
   CAPTURE(exercise, shape, seed);
   const auto outcome = active->execute(c);
-  INFO(outcome.message);
+  // The hint goes with the failure's message, once per kind and exercise: the same hint on every case is noise.
+  const bool new_hint = !outcome.hint_line.empty() && active->hints_shown.insert({exercise, outcome.hint.kind}).second;
+  INFO(outcome.message + (new_hint ? "\n" + outcome.hint_line : std::string()));
   if (active->expect_reject) {
     SUCCEED("known-wrong fixture: failures are expected");
   } else {

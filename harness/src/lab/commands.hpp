@@ -13,6 +13,7 @@ struct CheckRequest {
   std::vector<std::uint64_t> seeds{1, 2, 3};
   std::string results;   // JSON-lines file; empty: none
   bool expect_reject = false;
+  bool small = false;    // only a few small test shapes (small_shapes in check.cpp): for compute-sanitizer
   std::vector<std::string> catch_args;  // passed through to Catch2
 };
 

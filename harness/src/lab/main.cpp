@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--results", check.results, "write one JSON line per case to this file");
   check_cmd->add_flag("--expect-reject", check.expect_reject,
                       "known-wrong fixture: succeed only if every exercise has a failing case");
+  check_cmd->add_flag("--small", check.small,
+                      "only a few small test shapes (for `grade --sanitize`: compute-sanitizer slows kernels 10-100x)");
   check_cmd->allow_extras();
 
   lab_cli::TimeRequest time;

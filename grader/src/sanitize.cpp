@@ -1,0 +1,125 @@
+// `grade --sanitize`: compute-sanitizer's command line and the reading of its report (sanitize.hpp). The report is
+// read line by line: only lines with the tool's "=========" prefix count, and of those only the first line of each
+// report (the indented lines under it say where and by which thread).
+#include "grader/sanitize.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <system_error>
+
+#include <unistd.h>
+
+namespace grader {
+namespace {
+
+constexpr std::string_view kPrefix = "=========";
+constexpr int kPrintLimit = 10;  // reports per run: the first is what the student sees, the rest only confirms it
+
+constexpr std::array<std::pair<SanitizerTool, std::string_view>, 4> kTools{{{SanitizerTool::kMemcheck, "memcheck"},
+                                                                           {SanitizerTool::kRacecheck, "racecheck"},
+                                                                           {SanitizerTool::kSynccheck, "synccheck"},
+                                                                           {SanitizerTool::kInitcheck, "initcheck"}}};
+
+bool starts_with(std::string_view text, std::string_view head) { return text.substr(0, head.size()) == head; }
+bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+
+// The first integer in `text` after position `from`, or 0.
+int first_number(std::string_view text, std::size_t from = 0) {
+  const auto at = text.find_first_of("0123456789", from);
+  if (at == std::string_view::npos) return 0;
+  int n = 0;
+  std::from_chars(text.data() + at, text.data() + text.size(), n);
+  return n;
+}
+
+bool executable(const std::filesystem::path& file) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(file, error) && ::access(file.c_str(), X_OK) == 0;
+}
+
+// Lines of the tool that say nothing about the code it watched.
+bool informational(std::string_view body) {
+  return body == "COMPUTE-SANITIZER" || starts_with(body, "LEAK SUMMARY") ||
+         starts_with(body, "Target application returned an error") ||
+         starts_with(body, "Program hit") ||  // a CUDA API call that returned an error: the harness handles those
+         starts_with(body, "Warning:") || starts_with(body, "WARNING:");
+}
+
+}  // namespace
+
+std::string_view to_string(SanitizerTool tool) {
+  for (const auto& [t, name] : kTools)
+    if (t == tool) return name;
+  return "?";
+}
+
+std::optional<SanitizerTool> parse_sanitizer_tool(std::string_view name) {
+  for (const auto& [t, known] : kTools)
+    if (known == name) return t;
+  return std::nullopt;
+}
+
+std::optional<std::filesystem::path> find_compute_sanitizer(std::string_view path_env, std::string_view cuda_home) {
+  std::vector<std::filesystem::path> folders;
+  for (std::size_t pos = 0; pos <= path_env.size();) {
+    const auto colon = std::min(path_env.find(':', pos), path_env.size());
+    if (colon > pos) folders.emplace_back(path_env.substr(pos, colon - pos));
+    pos = colon + 1;
+  }
+  if (!cuda_home.empty()) folders.push_back(std::filesystem::path(cuda_home) / "bin");
+  folders.emplace_back("/usr/local/cuda/bin");
+  for (const auto& folder : folders)
+    if (executable(folder / "compute-sanitizer")) return folder / "compute-sanitizer";
+  return std::nullopt;
+}
+
+std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer, SanitizerTool tool,
+                                           const std::string& lab_binary, const std::string& impl,
+                                           const std::string& exercise, std::uint64_t seed) {
+  std::vector<std::string> argv{sanitizer.string(),
+                                "--tool",
+                                std::string(to_string(tool)),
+                                "--target-processes",
+                                "all",
+                                "--error-exitcode",
+                                std::to_string(kSanitizerFoundExit),
+                                "--print-limit",
+                                std::to_string(kPrintLimit)};
+  if (tool == SanitizerTool::kMemcheck) argv.insert(argv.end(), {"--report-api-errors", "no"});
+  argv.insert(argv.end(), {lab_binary, "check", "--impl", impl, "--exercise", exercise, "--seeds",
+                           std::to_string(seed), "--small"});
+  return argv;
+}
+
+SanitizerReport parse_sanitizer_output(std::string_view text) {
+  SanitizerReport r;
+  int summary_errors = 0, racecheck_errors = 0;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const auto newline = std::min(text.find('\n', pos), text.size());
+    auto line = text.substr(pos, newline - pos);
+    pos = newline + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (!starts_with(line, kPrefix)) continue;
+    auto body = line.substr(kPrefix.size());
+    if (body.empty() || body.size() < 2 || body[0] != ' ' || body[1] == ' ') continue;  // blank, or a detail line
+    body.remove_prefix(1);
+    if (starts_with(body, "ERROR SUMMARY:")) {
+      summary_errors += first_number(body);
+    } else if (starts_with(body, "RACECHECK SUMMARY:")) {
+      // "RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)": the errors are in the parentheses.
+      const auto open = body.find('(');
+      if (open != std::string_view::npos) racecheck_errors += first_number(body, open);
+    } else if (informational(body)) {
+      continue;
+    } else if (starts_with(body, "Error:") && !contains(body, "Race reported") && !contains(body, "hazard")) {
+      if (r.tool_error.empty()) r.tool_error = std::string(body);  // the tool could not do its work
+    } else if (r.first_finding.empty()) {
+      r.first_finding = std::string(body);
+    }
+  }
+  r.errors = std::max(summary_errors, racecheck_errors);
+  return r;
+}
+
+}  // namespace grader

@@ -1,0 +1,267 @@
+// `grade --sanitize` without a GPU: compute-sanitizer's command line, finding the tool, and reading its reports from
+// captured text (memcheck, racecheck, synccheck, clean runs and the tool's own failures).
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include "grader/manifest.hpp"
+#include "grader/sanitize.hpp"
+#include "support.hpp"
+
+using Catch::Matchers::ContainsSubstring;
+using namespace grader;
+using namespace grader_test;
+
+namespace {
+
+// memcheck on a write one element past an array (the shape of the tool's report; the check's own output around it).
+constexpr std::string_view kMemcheck = R"(========= COMPUTE-SANITIZER
+lab1 check: 3 cases
+========= Invalid __global__ write of size 4 bytes
+=========     at scale_kernel(const float *, float *, long, float)+0x70 in student.cu:18
+=========     by thread (4,0,0) in block (0,0,0)
+=========     Address 0x7f1c2e000104 is out of bounds
+=========     and is 1 bytes after the nearest allocation at 0x7f1c2e000000 of size 260 bytes
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========
+========= Program hit cudaErrorLaunchFailure (error 719) due to "unspecified launch failure" on CUDA API call to cudaStreamSynchronize.
+=========
+========= ERROR SUMMARY: 1 error
+========= ERROR SUMMARY: 0 errors
+)";
+
+constexpr std::string_view kRacecheck = R"(========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at transpose_kernel(const float *, float *, int, int)+0x1c0 in student.cu:31
+=========     and Read access at transpose_kernel(const float *, float *, int, int)+0x250 in student.cu:35 [1984 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+)";
+
+constexpr std::string_view kRacecheckHazard = R"(========= COMPUTE-SANITIZER
+========= ERROR: Potential RAW hazard detected at __shared__ 0x84 in block (0,0,0) :
+=========     Write Thread (1,0,0) at 0x00000130 in student.cu:31:transpose_kernel
+=========     Read Thread (33,0,0) at 0x00000190 in student.cu:35:transpose_kernel
+=========     Current Value : 0, Incoming Value : 1
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+)";
+
+constexpr std::string_view kSynccheck = R"(========= COMPUTE-SANITIZER
+========= Barrier error detected. Invalid arguments
+=========     at warp_sum(float)+0x90 in student.cu:12
+=========     by thread (0,0,0) in block (0,0,0)
+=========
+========= ERROR SUMMARY: 1 error
+)";
+
+constexpr std::string_view kClean = R"(========= COMPUTE-SANITIZER
+All tests passed (6 assertions in 1 test case)
+========= ERROR SUMMARY: 0 errors
+========= ERROR SUMMARY: 0 errors
+)";
+
+constexpr std::string_view kToolFailed = R"(========= COMPUTE-SANITIZER
+========= Error: No attachable process found. compute-sanitizer timed-out.
+=========     Default timeout can be adjusted with --launch-timeout. Awaiting target completion.
+)";
+
+}  // namespace
+
+TEST_CASE("the sanitizer command wraps a small-shape check of one exercise", "[grader][sanitize]") {
+  const auto argv = sanitizer_command("/opt/cuda/bin/compute-sanitizer", SanitizerTool::kRacecheck, "/b/lab6",
+                                      "student", "transpose", 42);
+  const std::vector<std::string> expected{"/opt/cuda/bin/compute-sanitizer", "--tool", "racecheck",
+                                          "--target-processes", "all", "--error-exitcode", "86", "--print-limit", "10",
+                                          "/b/lab6", "check", "--impl", "student", "--exercise", "transpose",
+                                          "--seeds", "42", "--small"};
+  CHECK(argv == expected);
+
+  SECTION("memcheck leaves CUDA API errors the harness handles out of its findings") {
+    const auto mem = sanitizer_command("cs", SanitizerTool::kMemcheck, "lab1", "student", "scale", 1);
+    const auto at = std::find(mem.begin(), mem.end(), "--report-api-errors");
+    REQUIRE(at != mem.end());
+    CHECK(*(at + 1) == "no");
+    CHECK(at < std::find(mem.begin(), mem.end(), "lab1"));  // a tool option, before the target
+  }
+}
+
+TEST_CASE("sanitizer tools parse by name and nothing else does", "[grader][sanitize]") {
+  for (auto tool : {SanitizerTool::kMemcheck, SanitizerTool::kRacecheck, SanitizerTool::kSynccheck,
+                    SanitizerTool::kInitcheck})
+    CHECK(parse_sanitizer_tool(to_string(tool)) == tool);
+  CHECK_FALSE(parse_sanitizer_tool("Memcheck"));
+  CHECK_FALSE(parse_sanitizer_tool("leakcheck"));
+}
+
+TEST_CASE("memcheck's invalid write is the finding, not the launch failure it causes", "[grader][sanitize]") {
+  const auto r = parse_sanitizer_output(kMemcheck);
+  CHECK(r.found());
+  CHECK(r.errors == 1);
+  CHECK(r.first_finding == "Invalid __global__ write of size 4 bytes");
+  CHECK(r.tool_error.empty());
+}
+
+TEST_CASE("racecheck's race and hazard reports are findings", "[grader][sanitize]") {
+  const auto analysis = parse_sanitizer_output(kRacecheck);
+  CHECK(analysis.found());
+  CHECK(analysis.errors == 1);
+  CHECK_THAT(analysis.first_finding, ContainsSubstring("Error: Race reported between Write access"));
+  CHECK(analysis.tool_error.empty());
+
+  const auto hazard = parse_sanitizer_output(kRacecheckHazard);
+  CHECK(hazard.found());
+  CHECK_THAT(hazard.first_finding, ContainsSubstring("Potential RAW hazard detected at __shared__"));
+}
+
+TEST_CASE("synccheck's barrier error is a finding", "[grader][sanitize]") {
+  const auto r = parse_sanitizer_output(kSynccheck);
+  CHECK(r.found());
+  CHECK(r.first_finding == "Barrier error detected. Invalid arguments");
+}
+
+TEST_CASE("a clean run finds nothing, whatever the check prints", "[grader][sanitize]") {
+  const auto r = parse_sanitizer_output(kClean);
+  CHECK_FALSE(r.found());
+  CHECK(r.errors == 0);
+  CHECK(r.first_finding.empty());
+  CHECK(parse_sanitizer_output("").errors == 0);
+  // Text without the tool's prefix is the check's or the student's, never a finding.
+  CHECK_FALSE(parse_sanitizer_output("Invalid __global__ write of size 4 bytes\nERROR SUMMARY: 3 errors\n").found());
+}
+
+TEST_CASE("the tool's own failure is told apart from a finding", "[grader][sanitize]") {
+  const auto r = parse_sanitizer_output(kToolFailed);
+  CHECK_FALSE(r.found());
+  CHECK_THAT(r.tool_error, ContainsSubstring("No attachable process found"));
+}
+
+TEST_CASE("an error count without a displayed report is still a finding", "[grader][sanitize]") {
+  const auto r = parse_sanitizer_output("========= ERROR SUMMARY: 12 errors (10 displayed)\r\n");
+  CHECK(r.found());
+  CHECK(r.errors == 12);
+}
+
+TEST_CASE("compute-sanitizer is found on PATH first, then under CUDA_HOME", "[grader][sanitize]") {
+  const TempDir dir;
+  const auto make_tool = [](const std::filesystem::path& folder) {
+    std::filesystem::create_directories(folder);
+    std::ofstream(folder / "compute-sanitizer") << "#!/bin/sh\n";
+    std::filesystem::permissions(folder / "compute-sanitizer", std::filesystem::perms::owner_all);
+  };
+  const auto on_path = dir.path / "path-bin", cuda = dir.path / "cuda";
+  make_tool(on_path);
+  make_tool(cuda / "bin");
+  const auto empty = dir.path / "empty";
+  std::filesystem::create_directories(empty);
+  CHECK(find_compute_sanitizer(empty.string() + ":" + on_path.string(), cuda.string()) ==
+        on_path / "compute-sanitizer");
+  CHECK(find_compute_sanitizer(empty.string(), cuda.string()) == cuda / "bin" / "compute-sanitizer");
+
+  SECTION("a file that is not executable does not count") {
+    std::filesystem::permissions(on_path / "compute-sanitizer", std::filesystem::perms::owner_read);
+    CHECK(find_compute_sanitizer(on_path.string(), cuda.string()) == cuda / "bin" / "compute-sanitizer");
+  }
+}
+
+TEST_CASE("a manifest's sanitize field names the tools, once each; an unknown tool is refused", "[grader][sanitize]") {
+  const std::string exercises =
+      R"("exercises": [{"name": "a", "correctness_points": 1, "performance_points": 1, "stub": "slow"}])";
+  const auto m = parse_manifest(R"({"title": "t", "sanitize": ["memcheck", "racecheck", "memcheck"], )" + exercises +
+                                    "}",
+                                "m.json");
+  CHECK(m.sanitize == std::vector<SanitizerTool>{SanitizerTool::kMemcheck, SanitizerTool::kRacecheck});
+  CHECK(parse_manifest(R"({"title": "t", )" + exercises + "}", "m.json").sanitize.empty());
+  CHECK_THROWS_WITH(parse_manifest(R"({"title": "t", "sanitize": ["memchek"], )" + exercises + "}", "m.json"),
+                    ContainsSubstring("m.json: field 'sanitize': unknown tool 'memchek'"));
+}
+
+TEST_CASE("every lab's manifest names memcheck among its sanitizer tools", "[grader][sanitize]") {
+  int labs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(COURSE_LABS_DIR)) {
+    if (!std::filesystem::exists(entry.path() / "manifest.json")) continue;
+    const auto m = load_manifest(entry.path() / "manifest.json");
+    CAPTURE(entry.path().string());
+    CHECK(std::find(m.sanitize.begin(), m.sanitize.end(), SanitizerTool::kMemcheck) != m.sanitize.end());
+    ++labs;
+  }
+  CHECK(labs >= 7);
+}
+
+namespace {
+
+// A stand-in for compute-sanitizer: logs its command line to FAKE_LAB_SANITIZER_LOG (FAKE_LAB_* variables reach what
+// grade runs) and prints `report` for the tool named `tool`, a clean summary for the others.
+std::filesystem::path fake_sanitizer(const TempDir& dir, const std::string& tool, const std::string& report) {
+  const auto script = dir.path / "compute-sanitizer";
+  std::ofstream(script) << "#!/bin/sh\necho \"$@\" >> \"$FAKE_LAB_SANITIZER_LOG\"\n"
+                        << "echo '========= COMPUTE-SANITIZER'\necho 'check: 2 cases'\n"
+                        << "if [ \"$2\" = '" << tool << "' ]; then printf '%s\\n' '" << report << "'; exit 86; fi\n"
+                        << "echo '========= ERROR SUMMARY: 0 errors'\n";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  return script;
+}
+
+}  // namespace
+
+TEST_CASE("grade --sanitize turns a memcheck finding into memory-error with no performance points",
+          "[grader][sanitize]") {
+  const TempDir dir;
+  const auto log = dir.path / "sanitizer.log";
+  const auto tool = fake_sanitizer(dir, "memcheck",
+                                   "========= Invalid __shared__ write of size 4 bytes\n"
+                                   "========= ERROR SUMMARY: 1 error");
+  const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--sanitizer", tool.string()},
+                             {{"FAKE_LAB_SANITIZER_LOG", log.string()}});
+  REQUIRE(run.results.is_object());
+  const auto& x = exercise(run.results, "copy");
+  CHECK(x.at("status") == "memory-error");
+  CHECK_THAT(x.at("message").get<std::string>(), ContainsSubstring("Invalid __shared__ write of size 4 bytes"));
+  CHECK(x.at("performance_points") == 0);
+  CHECK(x.at("correctness_points") == 4);
+  CHECK(x.at("timed_seed").is_null());  // no timed run after a finding
+  CHECK(x.at("sanitized") == nlohmann::json::array({"memcheck: Invalid __shared__ write of size 4 bytes"}));
+  const auto seed = x.at("seeds").at(0).get<std::uint64_t>();
+  CHECK_THAT(read_text(log), ContainsSubstring("--tool memcheck --target-processes all"));
+  CHECK_THAT(read_text(log), ContainsSubstring("check --impl student --exercise copy --seeds " +
+                                               std::to_string(seed) + " --small"));
+  CHECK_THAT(run.process.out, ContainsSubstring("copy: memory-error: "));
+}
+
+TEST_CASE("grade --sanitize turns a racecheck finding into race, and clean tools let the timing run",
+          "[grader][sanitize]") {
+  const TempDir dir;
+  const auto log = dir.path / "sanitizer.log";
+  const auto racy = fake_sanitizer(dir, "racecheck",
+                                   "========= Error: Race reported between Write access at k+0x10 in a.cu:3\n"
+                                   "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)");
+  auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--sanitizer", racy.string()},
+                       {{"FAKE_LAB_SANITIZER_LOG", log.string()}});
+  REQUIRE(run.results.is_object());
+  CHECK(exercise(run.results, "copy").at("status") == "race");
+  CHECK(exercise(run.results, "copy").at("sanitized").size() == 2);  // memcheck clean, then racecheck's finding
+
+  const auto clean = fake_sanitizer(dir, "none", "");
+  run = run_grade(dir, {"lab1", "--exercise", "copy", "--sanitizer", clean.string()},
+                  {{"FAKE_LAB_SANITIZER_LOG", log.string()}});
+  REQUIRE(run.results.is_object());
+  const auto& x = exercise(run.results, "copy");
+  CHECK(x.at("status") == "ok");
+  CHECK(x.at("sanitized") == nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
+  CHECK(x.at("performance_points").get<double>() > 0);
+}
+
+TEST_CASE("without compute-sanitizer, --sanitize says so once and grades without it", "[grader][sanitize]") {
+  const TempDir dir;
+  const auto run = run_grade(dir, {"lab1", "--sanitizer", (dir.path / "no-such-tool").string()});
+  REQUIRE(run.results.is_object());
+  const auto& err = run.process.err;
+  const auto first = err.find("compute-sanitizer is not installed");
+  CHECK(first != std::string::npos);
+  CHECK(err.find("compute-sanitizer is not installed", first + 1) == std::string::npos);
+  CHECK(exercise(run.results, "copy").at("status") == "ok");
+  CHECK(exercise(run.results, "copy").at("sanitized").empty());
+}

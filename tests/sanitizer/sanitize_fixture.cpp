@@ -1,0 +1,61 @@
+// sanitize_fixture LAB_BINARY IMPL EXERCISE TOOL: the GPU test of one known-wrong fixture that only compute-sanitizer
+// can catch (solutions/NN_name/wrong/*.cu whose first line says "decided on the GPU: compute-sanitizer TOOL"). It runs
+// exactly what `grade --sanitize` runs (grader/sanitize.hpp: the same command, the same reading of the report) and
+// passes when the tool reports a finding. Exit 0 found, 1 not found (or the tool failed), 111 skipped: no GPU or no
+// compute-sanitizer (with COURSE_REQUIRE_GPU=1 a missing tool fails instead, as a missing GPU does in the lab).
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include <harness/exit_codes.hpp>
+
+#include "grader/process.hpp"
+#include "grader/sanitize.hpp"
+
+int main(int argc, char** argv) {
+  using namespace grader;
+  if (argc != 5) {
+    std::cerr << "usage: sanitize_fixture LAB_BINARY IMPL EXERCISE TOOL\n";
+    return 2;
+  }
+  const std::string lab = argv[1], impl = argv[2], exercise = argv[3];
+  const auto tool = parse_sanitizer_tool(argv[4]);
+  if (!tool) {
+    std::cerr << "unknown tool " << argv[4] << "\n";
+    return 2;
+  }
+  const char* path = std::getenv("PATH");
+  const char* cuda_home = std::getenv("CUDA_HOME");
+  const char* require = std::getenv("COURSE_REQUIRE_GPU");
+  const auto sanitizer = find_compute_sanitizer(path ? path : "", cuda_home ? cuda_home : "");
+  if (!sanitizer) {
+    std::cerr << "no compute-sanitizer on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin\n";
+    return require && std::string(require) == "1" ? 1 : harness::exit_code::kNoDevice;
+  }
+  ProcessOptions info;
+  info.argv = {lab, "info"};
+  info.timeout_s = 60;
+  const auto probe = run_process(info);
+  if (probe.exit_code != 0) {
+    std::cerr << lab << " info: exit " << probe.exit_code << " " << probe.err;
+    return probe.exit_code == harness::exit_code::kNoDevice ? harness::exit_code::kNoDevice : 1;
+  }
+
+  ProcessOptions run;
+  run.argv = sanitizer_command(*sanitizer, *tool, lab, impl, exercise, 1);
+  run.timeout_s = kSanitizeTimeoutS;
+  const auto result = run_process(run);
+  std::cout << result.out << result.err;
+  if (result.timed_out) {
+    std::cerr << "compute-sanitizer hung: killed after " << kSanitizeTimeoutS << " s\n";
+    return 1;
+  }
+  const auto report = parse_sanitizer_output(result.out + "\n" + result.err);
+  if (!report.found()) {
+    std::cerr << "compute-sanitizer " << argv[4] << " found nothing in " << impl
+              << (report.tool_error.empty() ? "" : " (the tool failed: " + report.tool_error + ")") << "\n";
+    return 1;
+  }
+  std::cout << "found, as it should be: " << report.first_finding << " (" << report.errors << " errors)\n";
+  return 0;
+}
