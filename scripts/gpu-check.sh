@@ -75,6 +75,12 @@ if builds 01_coalescing && [ "$(id -u)" = 0 ]; then
 fi
 
 if builds 01_coalescing; then
+  step "compute-sanitizer as a gate: the reference of lab 1 must come out clean (runners, IPC buffers, nobody)"
+  (cd "$build" && ./grade lab1 --impl reference --sanitize --commit "$commit" --output "$out/sanitize-lab1.json") \
+    2>&1 | tail -8 | tee -a "$out/ctest.log"
+fi
+
+if builds 01_coalescing; then
   step "a hostile kernel on a private stream never joined to the harness's: graded at its true time?"
   (cd "$build" && ./grade lab1 --impl hostile_scale-private_stream --exercise scale --commit "$commit" \
      --output "$out/hostile-lab1.json") 2>&1 | tee -a "$out/ctest.log" || status=1
