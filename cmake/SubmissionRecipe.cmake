@@ -84,9 +84,16 @@ function(course_submission_recipe lab dir in_process)
   _recipe_strings(link {object} -o {output})
   # What CMake adds where a host linker links CUDA objects: the toolkit's library folder (not its stubs: a stub
   # libcuda found at run time would stand in for the driver) and the CUDA runtime the project chose.
-  foreach(library_dir IN LISTS CMAKE_CUDA_HOST_IMPLICIT_LINK_DIRECTORIES)
-    if(NOT library_dir MATCHES "/stubs$")
-      _recipe_strings(link -L${library_dir})
+  # CMake versions fill these lists differently (on the lent GPU machine, CMake 4, the link could not find the CUDA
+  # runtime), so the toolkit's own lib64 is named too; an -rpath beside each -L finds the shared runtime at run time.
+  set(library_dirs ${CMAKE_CUDA_HOST_IMPLICIT_LINK_DIRECTORIES})
+  if(CMAKE_CUDA_COMPILER_TOOLKIT_ROOT)
+    list(APPEND library_dirs ${CMAKE_CUDA_COMPILER_TOOLKIT_ROOT}/lib64)
+  endif()
+  list(REMOVE_DUPLICATES library_dirs)
+  foreach(library_dir IN LISTS library_dirs)
+    if(NOT library_dir MATCHES "/stubs$" AND IS_DIRECTORY ${library_dir})
+      _recipe_strings(link -L${library_dir} -Wl,-rpath,${library_dir})
     endif()
   endforeach()
   _recipe_strings(link ${_recipe_libraries})

@@ -66,8 +66,9 @@ std::string first_error_line(std::string_view output) {
     start = end + 1;
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    // GNU ld's "cannot find -lfoo" carries no "error:", and collect2's summary after it says nothing.
     if (line.find("error") != std::string_view::npos || line.find("refused:") != std::string_view::npos ||
-        line.find("undefined reference") != std::string_view::npos)
+        line.find("undefined reference") != std::string_view::npos || line.find("cannot find") != std::string_view::npos)
       return std::string(line.substr(0, 400));
     last = line.substr(0, 400);
   }

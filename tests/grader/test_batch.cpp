@@ -154,6 +154,10 @@ TEST_CASE("the first compiler error line is what a compile-error row shows", "[b
   CHECK(batch::first_error_line("/usr/bin/ld: student.o: in function `f':\n/usr/bin/ld: undefined reference to `g'\n"
                                 "collect2: error: ld returned 1 exit status\n") ==
         "/usr/bin/ld: undefined reference to `g'");
+  // A library the linker cannot find: its line, not collect2's summary.
+  CHECK(batch::first_error_line("/usr/bin/ld: cannot find -lcudart: No such file or directory\n"
+                                "collect2: error: ld returned 1 exit status\n") ==
+        "/usr/bin/ld: cannot find -lcudart: No such file or directory");
   CHECK(batch::expand({"cc", "{source}", "-o", "{object}.o"}, {{"source", "a.cu"}, {"object", "b"}}) ==
         std::vector<std::string>{"cc", "a.cu", "-o", "b.o"});
 }
