@@ -38,7 +38,7 @@ std::string_view to_string(MismatchKind kind);
 
 /// A classified mismatch: its kind and one sentence saying what it suggests (empty for kNone).
 struct MismatchHint {
-  MismatchKind kind = MismatchKind::kNone;
+  MismatchKind kind = MismatchKind::kNone;  ///< the pattern found, or kNone
   std::string text;  ///< "only the last 7 elements (past the last full block of 256) are wrong: ..."
   /// True when the hint is specific (any kind but kNone).
   [[nodiscard]] bool specific() const { return kind != MismatchKind::kNone; }
@@ -63,8 +63,8 @@ MismatchHint classify_reruns(const T* first, const T* second, const double* expe
 
 /// One checked case of an exercise: its extents and whether it passed.
 struct ShapeOutcome {
-  std::vector<std::int64_t> dims;
-  bool ok = false;
+  std::vector<std::int64_t> dims;  ///< the case's extents
+  bool ok = false;                 ///< whether the case passed
 };
 
 /// Across the cases of one exercise checked so far: kUnalignedShape when every failed case has an extent that is not
