@@ -169,3 +169,33 @@ TEST_CASE("every exercise sheet's measured numbers agree with results/ and every
   }
   CHECK(sheets_read >= 7);
 }
+
+TEST_CASE("every exercise sheet states its rules under the same five headings, in the same order", "[sheets]") {
+  // What a submission may do, answered the same way in every lab: which libraries and calls, who owns the launch
+  // shape, what scratch memory there is, whether closed forms are allowed, and why caching cannot pay.
+  const std::vector<std::string> headings = {"- **Libraries.**", "- **Launch shape.**", "- **Scratch memory.**",
+                                             "- **Closed forms.**", "- **Caching.**"};
+  int sheets_read = 0;
+  for (const auto& entry : fs::directory_iterator(kRepo / "labs")) {
+    const fs::path sheet = entry.path() / "README.md";
+    if (!fs::is_regular_file(sheet)) continue;
+    ++sheets_read;
+    std::ifstream in(sheet);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string s = text.str();
+    CAPTURE(sheet.string());
+    const auto start = s.find("\n## Rules\n");
+    REQUIRE(start != std::string::npos);
+    const auto end = s.find("\n## ", start + 1);
+    const std::string rules = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::size_t at = 0;
+    for (const auto& heading : headings) {
+      CAPTURE(heading);
+      const auto found = rules.find("\n" + heading, at);
+      CHECK(found != std::string::npos);
+      if (found != std::string::npos) at = found + 1;
+    }
+  }
+  CHECK(sheets_read >= 7);
+}
