@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "grader/batch.hpp"
+#include "grader/discovery.hpp"
 #include "grader/manifest.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
@@ -69,15 +70,6 @@ std::vector<std::string> grading_slots(const std::string& gpus) {
       if (line.rfind("GPU ", 0) == 0) slots.push_back(std::to_string(slots.size()));
   if (slots.empty()) slots.push_back("");
   return slots;
-}
-
-std::string git_commit(const fs::path& labs_dir) {
-  ProcessOptions p;
-  p.argv = {"git", "-C", (labs_dir / "..").lexically_normal().string(), "rev-parse", "HEAD"};
-  p.timeout_s = 10;
-  const auto run = run_process(p);
-  const auto line = last_line(run.out);
-  return run.exit_code == 0 && line.size() >= 7 ? line : "unknown";
 }
 
 bool recorded(const fs::path& file) {

@@ -1,5 +1,7 @@
 #include "grader/discovery.hpp"
 
+#include "grader/process.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -52,6 +54,15 @@ const LabEntry* find_lab(const std::vector<LabEntry>& labs, std::string_view arg
     if (number ? lab.number == *number : lab.id == arg || lab.id.substr(lab.id.find('_') + 1) == arg) return &lab;
   }
   return nullptr;
+}
+
+std::string git_commit(const std::filesystem::path& labs_dir) {
+  ProcessOptions p;
+  p.argv = {"git", "-C", (labs_dir / "..").lexically_normal().string(), "rev-parse", "HEAD"};
+  p.timeout_s = 10;
+  const auto run = run_process(p);
+  const auto line = last_line(run.out);
+  return run.exit_code == 0 && line.size() >= 7 ? line : "unknown";
 }
 
 }  // namespace grader

@@ -157,15 +157,6 @@ fs::path executable_dir(const char* argv0) {
   return self.parent_path();
 }
 
-std::string git_commit(const fs::path& labs_dir) {
-  ProcessOptions p;
-  p.argv = {"git", "-C", (labs_dir / "..").lexically_normal().string(), "rev-parse", "HEAD"};
-  p.timeout_s = 10;
-  const auto run = run_process(p);
-  const auto line = last_line(run.out);
-  return run.exit_code == 0 && line.size() >= 7 ? line : "unknown";
-}
-
 void list_labs(const std::vector<LabEntry>& labs, const fs::path& labs_dir, const fs::path& bin_dir) {
   fmt::print("labs in {} (binaries in {}):\n", labs_dir.string(), bin_dir.string());
   for (const auto& lab : labs) {

@@ -5,6 +5,8 @@
 // course's README (`--preset dev` becomes `--preset ci` where no GPU is visible, for CI's explicit architectures).
 #include <grader/process.hpp>
 
+#include "../readme/readme_commands.hpp"
+
 #include <catch2/catch_test_macros.hpp>
 
 #include <unistd.h>
@@ -27,32 +29,7 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-/// The command lines of the first ```sh block under `heading`, comments and blank lines dropped.
-std::vector<std::string> readme_commands(const fs::path& readme, const std::string& heading) {
-  std::ifstream in(readme);
-  std::vector<std::string> lines;
-  bool in_section = false, in_block = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("## ", 0) == 0) in_section = line == "## " + heading;
-    if (!in_section) continue;
-    if (line.rfind("```", 0) == 0) {
-      if (in_block) break;
-      in_block = line == "```sh";
-      continue;
-    }
-    if (!in_block) continue;
-    const auto hash = line.find(" #");
-    if (hash != std::string::npos) line.erase(hash);
-    line.erase(line.find_last_not_of(" \t") + 1);
-    if (!line.empty()) lines.push_back(line);
-  }
-  return lines;
-}
 
-bool gpu_visible() {
-  const auto r = grader::run_process({.argv = {"nvidia-smi", "-L"}, .timeout_s = 30});
-  return r.started && r.exit_code == 0 && r.out.find("GPU ") != std::string::npos;
-}
 
 grader::ProcessResult run(std::vector<std::string> argv, double timeout_s) {
   grader::ProcessOptions p;
@@ -149,11 +126,11 @@ TEST_CASE("the student kit holds no solution source and its README's two command
   }
 
   // The kit README's two commands, as typed, in one shell; the exit code of each is printed after a marker.
-  const auto commands = readme_commands(kit / "README.md", "Two commands");
+  const auto commands = readme::commands(kit / "README.md", "Two commands");
   REQUIRE(commands.size() == 2);
   CAPTURE(commands[0], commands[1]);
   REQUIRE(commands[0] == "cmake --preset dev");
-  const bool gpu = gpu_visible();
+  const bool gpu = readme::gpu_visible();
   std::string script;
   for (std::size_t i = 0; i < commands.size(); ++i) {
     std::string line = commands[i];

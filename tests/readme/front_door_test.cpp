@@ -8,6 +8,8 @@
 // Either way `make lab1` must have built lab1, its three runners and grade, and none of the instructors' fixtures.
 #include <grader/process.hpp>
 
+#include "readme_commands.hpp"
+
 #include <catch2/catch_test_macros.hpp>
 
 #include <unistd.h>
@@ -22,28 +24,6 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-/// The command lines of the first ```sh block under `heading`, comments and blank lines dropped.
-std::vector<std::string> readme_commands(const fs::path& readme, const std::string& heading) {
-  std::ifstream in(readme);
-  std::vector<std::string> lines;
-  bool in_section = false, in_block = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("## ", 0) == 0) in_section = line == "## " + heading;
-    if (!in_section) continue;
-    if (line.rfind("```", 0) == 0) {
-      if (in_block) break;
-      in_block = line == "```sh";
-      continue;
-    }
-    if (!in_block) continue;
-    const auto hash = line.find(" #");
-    if (hash != std::string::npos) line.erase(hash);
-    line.erase(line.find_last_not_of(" \t") + 1);
-    if (!line.empty()) lines.push_back(line);
-  }
-  return lines;
-}
 
 /// A copy of the source tree as a fresh clone has it: no build folders, no students' copies, no git metadata.
 void copy_fresh_tree(const fs::path& from, const fs::path& to) {
@@ -64,19 +44,15 @@ void copy_fresh_tree(const fs::path& from, const fs::path& to) {
   }
 }
 
-bool gpu_visible() {
-  const auto r = grader::run_process({.argv = {"nvidia-smi", "-L"}, .timeout_s = 30});
-  return r.started && r.exit_code == 0 && r.out.find("GPU ") != std::string::npos;
-}
 
 }  // namespace
 
 TEST_CASE("the README's two commands work as typed in a fresh copy of the course", "[readme][cpu]") {
-  const auto commands = readme_commands(fs::path(COURSE_SOURCE_DIR) / "README.md", "Two commands");
+  const auto commands = readme::commands(fs::path(COURSE_SOURCE_DIR) / "README.md", "Two commands");
   REQUIRE(commands.size() == 2);
   CAPTURE(commands[0], commands[1]);
   REQUIRE(commands[0] == "cmake --preset dev");
-  const bool gpu = gpu_visible();
+  const bool gpu = readme::gpu_visible();
 
   const fs::path root = fs::temp_directory_path() / ("course-front-door-" + std::to_string(::getpid()));
   fs::remove_all(root);

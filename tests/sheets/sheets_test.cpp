@@ -25,6 +25,24 @@ std::string all(const std::vector<sheets::Finding>& findings) {
   return s;
 }
 
+/// Every labs/NN_name/README.md, with its lab folder and its text.
+struct Sheet {
+  fs::path lab_dir, path;
+  std::string text;
+};
+std::vector<Sheet> all_sheets() {
+  std::vector<Sheet> sheets;
+  for (const auto& entry : fs::directory_iterator(kRepo / "labs")) {
+    const fs::path sheet = entry.path() / "README.md";
+    if (!fs::is_regular_file(sheet)) continue;
+    std::ifstream in(sheet);
+    std::stringstream text;
+    text << in.rdbuf();
+    sheets.push_back({entry.path(), sheet, text.str()});
+  }
+  return sheets;
+}
+
 // The reference's median time of lab 1's scale in results/h200.json, as the path of a marker.
 const std::string kScaleReference =
     "h200.json runs[impl=reference].labs[lab=1].exercises[name=scale].median_ms.reference";
@@ -152,22 +170,16 @@ TEST_CASE("a sheet citing a file that is not in the repository is a finding", "[
 }
 
 TEST_CASE("every exercise sheet's measured numbers agree with results/ and every file it cites exists", "[sheets]") {
-  int sheets_read = 0;
-  for (const auto& entry : fs::directory_iterator(kRepo / "labs")) {
-    const fs::path sheet = entry.path() / "README.md";
-    if (!fs::is_regular_file(sheet)) continue;
-    ++sheets_read;
-    std::ifstream in(sheet);
-    std::stringstream text;
-    text << in.rdbuf();
-    CAPTURE(sheet.string());
-    const auto findings = sheets::check_sheet(text.str(), {kRepo, entry.path()});
+  const auto sheets = all_sheets();
+  for (const auto& sheet : sheets) {
+    CAPTURE(sheet.path.string());
+    const auto findings = sheets::check_sheet(sheet.text, {kRepo, sheet.lab_dir});
     INFO(all(findings));
     CHECK(findings.empty());
     // Every sheet tells the reader how to redo its napkin math for their own GPU.
-    CHECK(text.str().find("**Redo the math for your GPU.** `./grade --device`") != std::string::npos);
+    CHECK(sheet.text.find("**Redo the math for your GPU.** `./grade --device`") != std::string::npos);
   }
-  CHECK(sheets_read >= 7);
+  CHECK(sheets.size() >= 7);
 }
 
 TEST_CASE("every exercise sheet states its rules under the same five headings, in the same order", "[sheets]") {
@@ -175,16 +187,10 @@ TEST_CASE("every exercise sheet states its rules under the same five headings, i
   // shape, what scratch memory there is, whether closed forms are allowed, and why caching cannot pay.
   const std::vector<std::string> headings = {"- **Libraries.**", "- **Launch shape.**", "- **Scratch memory.**",
                                              "- **Closed forms.**", "- **Caching.**"};
-  int sheets_read = 0;
-  for (const auto& entry : fs::directory_iterator(kRepo / "labs")) {
-    const fs::path sheet = entry.path() / "README.md";
-    if (!fs::is_regular_file(sheet)) continue;
-    ++sheets_read;
-    std::ifstream in(sheet);
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string s = text.str();
-    CAPTURE(sheet.string());
+  const auto sheets = all_sheets();
+  for (const auto& sheet : sheets) {
+    const std::string& s = sheet.text;
+    CAPTURE(sheet.path.string());
     const auto start = s.find("\n## Rules\n");
     REQUIRE(start != std::string::npos);
     const auto end = s.find("\n## ", start + 1);
@@ -197,5 +203,5 @@ TEST_CASE("every exercise sheet states its rules under the same five headings, i
       if (found != std::string::npos) at = found + 1;
     }
   }
-  CHECK(sheets_read >= 7);
+  CHECK(sheets.size() >= 7);
 }

@@ -25,6 +25,10 @@ std::vector<LabEntry> discover_labs(const std::filesystem::path& labs_dir);
 /// `bin_dir / "labN"`.
 std::filesystem::path lab_binary(const std::filesystem::path& bin_dir, int number);
 
+/// The commit of the course that `labs_dir` belongs to (`git rev-parse HEAD` in its parent), or "unknown": what a
+/// results file records so that a grade names the code that made it.
+std::string git_commit(const std::filesystem::path& labs_dir);
+
 /// The lab a command-line LAB argument names: `lab1`, `1`, `01`, `01_coalescing` or `coalescing`; nullptr if none.
 const LabEntry* find_lab(const std::vector<LabEntry>& labs, std::string_view arg);
 
