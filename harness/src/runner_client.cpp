@@ -92,6 +92,21 @@ Identity unprivileged_identity() {
   return id;
 }
 
+/// In a forked child (async-signal-safe calls only): becomes `who` and executes the program, by path first and through
+/// `program_fd` (opened by the referee's own user) when `who` cannot reach the path. Returns only when both fail.
+/// Run as root (a grading machine's batch job often is), a submission's code, static initializers included, could
+/// reach anything: trace the referee, open its results pipe through /proc, kill the grader. So every way a runner
+/// program starts (a run, `--list`) drops to an unprivileged identity first, or does not start.
+/// By path first: compute-sanitizer and the profilers follow a child through execve, not through fexecve (measured:
+/// memcheck saw nothing in a runner started by fexecve).
+void exec_as(const Identity& who, int program_fd, char* const argv[], char* const envp[]) {
+  if (who.drop && (::setgroups(0, nullptr) != 0 || ::setresgid(who.gid, who.gid, who.gid) != 0 ||
+                   ::setresuid(who.uid, who.uid, who.uid) != 0))
+    return;
+  ::execve(argv[0], argv, envp);
+  if (errno == EACCES) ::fexecve(program_fd, argv, envp);
+}
+
 /// Writes all of `text`; false if the reader is gone.
 bool write_all(int fd, const std::string& text) {
   std::size_t done = 0;
@@ -111,13 +126,17 @@ std::string list_output(const fs::path& program) {
   const std::string path = program.string();
   char list[] = "--list";
   char* argv[] = {const_cast<char*>(path.c_str()), list, nullptr};
+  const Identity who = unprivileged_identity();
+  const int program_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (program_fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::dup2(out[1], 1);
-    ::execv(argv[0], argv);
+    exec_as(who, program_fd, argv, environ);
     ::_exit(127);
   }
+  ::close(program_fd);
   ::close(out[1]);
   std::string text;
   char buffer[4096];
@@ -211,19 +230,7 @@ class RemoteRunner final : public Runner {
       ::dup2(program_fd, 5);  // dup2 clears close-on-exec: set it again, the runner has no use for it
       ::fcntl(5, F_SETFD, FD_CLOEXEC);
       ::close_range(6, ~0u, 0);
-      // Run as root (a grading machine's batch job often is), the submission could reach anything: trace the referee,
-      // open its results pipe through /proc, kill the grader. Drop to an unprivileged identity first, or not run.
-      if (runner_identity.drop &&
-          (::setgroups(0, nullptr) != 0 || ::setresgid(runner_identity.gid, runner_identity.gid, runner_identity.gid) != 0 ||
-           ::setresuid(runner_identity.uid, runner_identity.uid, runner_identity.uid) != 0)) {
-        [[maybe_unused]] auto written = ::write(4, cannot_start.data(), cannot_start.size());
-        ::_exit(126);
-      }
-      // By path first: compute-sanitizer and the profilers follow a child through execve, not through fexecve
-      // (measured: memcheck saw nothing in a runner started by fexecve). The descriptor is the way in when the
-      // unprivileged user cannot reach the path (a build folder under /root).
-      ::execve(argv[0], argv.data(), envp.data());
-      if (errno == EACCES) ::fexecve(5, argv.data(), envp.data());
+      exec_as(runner_identity, 5, argv.data(), envp.data());
       [[maybe_unused]] auto written = ::write(4, cannot_start.data(), cannot_start.size());
       ::_exit(127);
     }

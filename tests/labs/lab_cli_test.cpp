@@ -9,6 +9,8 @@
 #include <catch2/generators/catch_generators_range.hpp>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -124,5 +126,49 @@ TEST_CASE("with a GPU, failed cases carry the hint that names their pattern", "[
     }
     CHECK(found);
     std::filesystem::remove(results);
+  }
+}
+
+TEST_CASE("run as root, a runner program starts as an unprivileged user, from a folder only root can enter too",
+          "[labs][cli]") {
+  // Student code runs in the runner programs, static initializers included, and `labN list` starts every one of them
+  // (`--list`) before any GPU is needed. As root that code could reach the grader: every runner start drops to
+  // `nobody` (harness/src/runner_client.cpp, exec_as). A stand-in runner that reports its uid shows it.
+  if (::geteuid() != 0) SKIP("not root: runners keep the user's own identity");
+  const auto lab = lab_names().at(0);
+  const std::filesystem::path bin = COURSE_BIN_DIR;
+  const auto prefix = lab + "-";
+  for (const std::string folder : {"/tmp", "/root"}) {
+    CAPTURE(folder);
+    if (!std::filesystem::is_directory(folder)) continue;
+    std::string tmpl = folder + "/course-runner-probe.XXXXXX";
+    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
+    const std::filesystem::path dir = tmpl;
+    std::filesystem::create_directories(dir / "runners");
+    std::filesystem::copy_file(bin / lab, dir / lab);
+    std::filesystem::copy_file(bin / "runners" / (prefix + "reference"), dir / "runners" / (prefix + "reference"));
+    // A script cannot start through a descriptor, so the stand-in goes only where nobody can reach it by path.
+    const bool probe = folder == "/tmp";
+    if (probe) {
+      using std::filesystem::perms;
+      const auto open_to_all = perms::owner_all | perms::group_read | perms::group_exec | perms::others_read |
+                               perms::others_exec;
+      std::filesystem::permissions(dir, open_to_all);  // mkdtemp makes it 0700
+      std::filesystem::permissions(dir / "runners", open_to_all);
+      const auto script = dir / "runners" / (prefix + "uidprobe");
+      std::ofstream(script) << "#!/bin/sh\necho \"[\\\"uid$(id -u)\\\"]\"\n";
+      std::filesystem::permissions(script, open_to_all);
+    }
+    const auto r = grader::run_process({.argv = {(dir / lab).string(), "list"}, .timeout_s = 120});
+    std::filesystem::remove_all(dir);
+    REQUIRE(r.exit_code == code::kOk);
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& impls = j.at("implementations");
+    // The real runner lists its exercises wherever it is (from /root through the descriptor the referee opened).
+    CHECK(impls.at("reference").size() == j.at("exercises").size());
+    if (probe) {
+      REQUIRE(impls.contains("uidprobe"));
+      CHECK(impls.at("uidprobe").at(0).get<std::string>() != "uid0");
+    }
   }
 }
