@@ -135,7 +135,8 @@ macro(_recipe_list var prefix genex)
 endmacro()
 
 # Depth-first over what `target` links: OBJECT libraries give their objects, libraries with a file give that file
-# (in post-order), INTERFACE libraries only what they link, anything else (-lfoo, a path) itself. Targets already in
+# (in post-order), INTERFACE libraries only what they link, anything else (-lfoo, a path) itself, and a bare name
+# as -l<name>. Targets already in
 # _recipe_seen are left out.
 function(_recipe_walk target)
   get_target_property(type ${target} TYPE)
@@ -166,6 +167,8 @@ function(_recipe_walk target)
       if(dep_type MATCHES "^(STATIC|SHARED|UNKNOWN|MODULE)_LIBRARY$")
         list(APPEND _recipe_libraries "$<TARGET_FILE:${dep}>")
       endif()
+    elseif(dep MATCHES "^[A-Za-z0-9_+]+$")  # a bare library name (CMake 4's CUDA::cudart_static links `dl`)
+      list(APPEND _recipe_libraries "-l${dep}")
     else()
       list(APPEND _recipe_libraries "${dep}")
     endif()
