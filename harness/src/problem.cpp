@@ -142,7 +142,7 @@ bool Buffer::guards_intact() const {
 
 void Buffer::download(void* host) const { CUDA_CHECK(cudaMemcpy(host, raw_data(), bytes_, cudaMemcpyDeviceToHost)); }
 void Buffer::upload(const void* host) {
-  if (!storage_.get() && !mapped_) return;  // host only (set_host_only): the values stay on the host
+  if (!on_device()) return;  // host only (set_host_only): the values stay on the host
   CUDA_CHECK(cudaMemcpy(raw_data(), host, bytes_, cudaMemcpyHostToDevice));
   // From pageable memory cudaMemcpy may return before the DMA has landed; a kernel launched next on another stream
   // would read a half-written input (seen on an H200: wrong sums at 4099 elements). Wait for it.
@@ -191,6 +191,22 @@ template <class T>
 void Scratch<T>::verify(bool /*check_contents*/, std::vector<std::string>& problems) const {
   if (!guards_intact())
     problems.push_back("out-of-bounds write: something wrote just outside scratch '" + name() + "'");
+}
+
+template <class T>
+void Input<T>::set_random(RandomValues values) {
+  if constexpr (std::is_same_v<T, float>) {
+    const RandomRecipe recipe = values.recipe;
+    host_ = std::move(values);
+    recipe_ = recipe;
+    pristine_ = {};
+    if (!on_device()) return;
+    random_on_device(recipe, recipe.seed, static_cast<float*>(raw_data()), host_.size());
+    pristine_ = DeviceBuffer<T>(host_.size());
+    CUDA_CHECK(cudaMemcpy(pristine_.get(), data(), host_.size() * sizeof(T), cudaMemcpyDeviceToDevice));
+  } else {
+    throw std::logic_error("random values are floats (course bug)");
+  }
 }
 
 template <class T>

@@ -41,10 +41,11 @@ std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, 
   std::vector<std::vector<double>> samples(k);
   const auto begin = std::chrono::steady_clock::now();
   const auto done = [&] {
-    if (samples[0].size() < options.min_samples) return false;
+    if (samples[0].size() < options.floor_samples) return false;
     if (samples[0].size() >= options.max_samples) return true;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     if (elapsed > options.max_seconds) return true;
+    if (samples[0].size() < options.min_samples) return false;
     for (const auto& s : samples)
       if (summarize(s).noise_pct > options.target_noise_pct) return false;
     return true;

@@ -30,7 +30,8 @@
 //   FAKE_LAB_STUDENT_MS comma-separated student medians (ms); with FAKE_LAB_COUNTER_FILE set, the n-th `time` run of
 //                       the student takes the n-th value (cycling), so repeats can differ on purpose.
 //
-//   FAKE_LAB_CALL_LOG   every check and time run appends "<this binary's path> <command> <exercise> <impl>" to it:
+//   FAKE_LAB_CALL_LOG   every check and time run appends "<this binary's path> <command> <exercise> <impl>" to it
+//                       (and " max-seconds=V" when given):
 //                       the batch tests count grading runs per student (each student's lab binary is its own copy).
 //   Without FAKE_LAB_MODE, a line "FAKE_LAB_MODE=..." in runners/lab1-student beside this binary sets the mode:
 //   `grade batch` builds each student's file into that runner, so each fake student says how it misbehaves.
@@ -352,7 +353,7 @@ int usage(const std::string& why) {
 int main(int argc, char** argv) {
   if (argc < 2) return usage("missing command");
   const std::string command = argv[1];
-  std::string impl, exercise, results, seeds, seed;
+  std::string impl, exercise, results, seeds, seed, max_seconds;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (i + 1 >= argc) return usage("option " + arg + " needs a value");
@@ -361,6 +362,7 @@ int main(int argc, char** argv) {
     else if (arg == "--results") results = argv[++i];
     else if (arg == "--seeds") seeds = argv[++i];
     else if (arg == "--seed") seed = argv[++i];
+    else if (arg == "--max-seconds") max_seconds = argv[++i];
     else return usage("unknown option " + arg);
   }
   if (command == "list") {
@@ -386,7 +388,8 @@ int main(int argc, char** argv) {
   }
   if (command != "check" && command != "time") return usage("unknown command " + command);
   if (const std::string log = env("FAKE_LAB_CALL_LOG"); !log.empty()) {
-    const std::string line = self_path().string() + " " + command + " " + exercise + " " + impl + "\n";
+    const std::string line = self_path().string() + " " + command + " " + exercise + " " + impl +
+                             (max_seconds.empty() ? "" : " max-seconds=" + max_seconds) + "\n";
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);  // one write: one line
     if (fd >= 0) {
       [[maybe_unused]] const auto written = ::write(fd, line.data(), line.size());

@@ -407,3 +407,21 @@ TEST_CASE("peers and metrics of a timed run reach the results file and the table
           (reference_ms / 2) / copy.at("median_ms").at("student").get<double>());
   REQUIRE(run.process.out.find("fraction_of_library_speed") != std::string::npos);
 }
+
+TEST_CASE("an exercise worth no performance points is timed for the report only, at the fewest samples",
+          "[grader][e2e]") {
+  const TempDir dir;
+  const auto manifest = dir.path / "labs" / "01_fake" / "manifest.json";
+  grader_test::write_text(manifest, R"({"title": "Fake lab", "exercises": [
+      {"name": "copy", "correctness_points": 4, "performance_points": 0, "stub": "slow"},
+      {"name": "gemm", "correctness_points": 5, "performance_points": 5, "stub": "incorrect"}]})");
+  const auto log = dir.path / "calls.log";
+  const auto run = run_grade(dir, {"lab1", "--labs-dir", (dir.path / "labs").string()},
+                             {{"FAKE_LAB_CALL_LOG", log.string()}});
+  CAPTURE(run.process.out, run.process.err);
+  CHECK(run.process.exit_code == 0);
+  const auto calls = grader_test::read_text(log);
+  CAPTURE(calls);
+  CHECK_THAT(calls, ContainsSubstring(" time copy student max-seconds=0\n"));
+  CHECK_THAT(calls, ContainsSubstring(" time gemm student\n"));
+}

@@ -1,6 +1,10 @@
 #include <harness/stats.hpp>
+#include <harness/timing.hpp>
 
 #include <catch2/catch_test_macros.hpp>
+
+#include <chrono>
+#include <thread>
 
 TEST_CASE("median of odd and even counts", "[harness][stats]") {
   REQUIRE(harness::median({3, 1, 2}) == 2);
@@ -21,4 +25,34 @@ TEST_CASE("noise is 1.4826 MAD over the median, in percent", "[harness][stats]")
   const auto s = harness::summarize({99, 100, 101});
   // MAD = median(|-1|, 0, 1) = 1 -> 1.4826 * 1 / 100 = 1.4826 %.
   REQUIRE(std::abs(s.noise_pct - 1.4826) < 1e-12);
+}
+
+// The sampling policy of time_interleaved() needs no GPU: contenders are any functions returning milliseconds.
+TEST_CASE("interleaved timing stops at the floor of samples once its time is spent, not at the minimum",
+          "[harness][timing]") {
+  harness::TimingOptions options;
+  options.max_seconds = 0.05;
+  int calls = 0;
+  const auto slow = [&] {  // 20 ms a run, noisy: only the time budget ends it
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return 10.0 + (calls % 2) * 5.0;
+  };
+  const auto s = harness::time_interleaved({{"slow", slow}}, options);
+  REQUIRE(s[0].samples == options.floor_samples);
+  REQUIRE(options.floor_samples < options.min_samples);
+  REQUIRE(calls == static_cast<int>(options.warmup + options.floor_samples));
+}
+
+TEST_CASE("interleaved timing takes the minimum of samples while its time lasts, even when quiet early",
+          "[harness][timing]") {
+  harness::TimingOptions options;
+  options.max_seconds = 60;
+  const auto s = harness::time_interleaved({{"quiet", [] { return 1.0; }}}, options);
+  REQUIRE(s[0].samples == options.min_samples);
+  // A noisy contender keeps sampling past the minimum until max_samples.
+  int k = 0;
+  options.max_samples = 40;
+  const auto noisy = harness::time_interleaved({{"noisy", [&] { return 1.0 + 0.1 * (++k % 7); }}}, options);
+  REQUIRE(noisy[0].samples == 40);
 }

@@ -115,6 +115,8 @@ class Buffer {
   void download(void* host) const;
   /// Copies `host` into the data and waits until it has landed.
   void upload(const void* host);
+  /// False in host-only mode (set_host_only): no device memory, values stay on the host.
+  [[nodiscard]] bool on_device() const { return storage_.get() != nullptr || mapped_ != nullptr; }
 
  private:
   Role role_;
@@ -149,12 +151,12 @@ class Input : public Buffer {
     pristine_ = {};  // made again from the new values when a device check needs it
     recipe_.reset();
   }
-  /// Uploads random values and keeps their recipe, so that timed runs can get fresh inputs of the same kind.
+  /// Random values: kept on the host (for the CPU reference and the checks), made again on the GPU from their recipe
+  /// rather than uploaded (the same values bit for bit; 2^28 floats from pageable memory took a second, twice with
+  /// the pristine copy), and the recipe kept so that timed runs can get fresh inputs of the same kind.
   template <class U = T, std::enable_if_t<std::is_same_v<U, float>, int> = 0>  // random values are floats
   void set(RandomValues values) {
-    const RandomRecipe recipe = values.recipe;
-    set(std::vector<T>(std::move(values)));
-    recipe_ = recipe;
+    set_random(std::move(values));
   }
   [[nodiscard]] const T* data() const { return static_cast<const T*>(raw_data()); }  ///< the device pointer
   [[nodiscard]] const std::vector<T>& host() const { return host_; }  ///< the values uploaded
@@ -165,6 +167,7 @@ class Input : public Buffer {
   void verify_unchanged(std::vector<std::string>& problems) const override { verify_on_device(problems); }
 
  private:
+  void set_random(RandomValues values);
   std::vector<T> host_;
   std::optional<RandomRecipe> recipe_;
   mutable DeviceBuffer<T> pristine_;  // a device copy of the values, compared with the input after each timed run

@@ -60,7 +60,14 @@ HARNESS_HOST_DEVICE inline std::uint64_t splitmix(std::uint64_t seed, std::uint6
 HARNESS_HOST_DEVICE inline float random_value(const RandomRecipe& r, std::uint64_t seed, std::uint64_t i) {
   if (r.kind == RandomRecipe::Kind::floats) {
     const double u = static_cast<double>(splitmix(seed, i) >> 11) * 0x1p-53;  // [0, 1)
-    return static_cast<float>(static_cast<float>(r.lo) + (static_cast<float>(r.hi) - static_cast<float>(r.lo)) * u);
+    const double lo = static_cast<float>(r.lo), span = static_cast<float>(r.hi) - static_cast<float>(r.lo);
+#ifdef __CUDA_ARCH__
+    // Rounded multiply, then rounded add, as the host does: nvcc would fuse them into one FMA, whose single rounding
+    // can differ in the last bit, and the GPU's inputs must equal the host's bit for bit (Input::set).
+    return static_cast<float>(__dadd_rn(lo, __dmul_rn(span, u)));
+#else
+    return static_cast<float>(lo + span * u);
+#endif
   }
   const int lo = static_cast<int>(r.lo), hi = static_cast<int>(r.hi);
   const bool skip_zero = r.nonzero && lo <= 0 && hi >= 0;

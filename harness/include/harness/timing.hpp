@@ -6,7 +6,9 @@
 /// rounds, each contender once per round in a rotating order, L2 is flushed by writing twice its size, and the run is
 /// bracketed by events on the harness's stream. Interleaving puts student, reference and baseline under the same
 /// clocks and temperature, so their ratio means something even when the GPU drifts. Sampling stops when every
-/// contender has at least `min_samples` and a robust noise under `target_noise_pct`, or at `max_seconds`.
+/// contender has at least `min_samples` and a robust noise under `target_noise_pct`, or at `max_seconds` once every
+/// contender has `floor_samples` (a contender of half a second a run is its own average: ten of them bought nothing
+/// but the 20 s lab 04's first stage spent on every grade).
 #include <harness/device.hpp>
 #include <harness/stats.hpp>
 
@@ -19,11 +21,12 @@ namespace harness {
 
 /// Knobs of time_interleaved().
 struct TimingOptions {
-  std::size_t warmup = 2;          ///< untimed runs of each contender first
-  std::size_t min_samples = 10;    ///< always at least this many samples each
+  std::size_t warmup = 1;          ///< untimed runs of each contender first (`time` has already run each once)
+  std::size_t min_samples = 10;    ///< at least this many samples each, unless `max_seconds` has passed
+  std::size_t floor_samples = 3;   ///< always at least this many samples each: a median needs three
   std::size_t max_samples = 200;   ///< never more than this many
   double target_noise_pct = 1.0;   ///< stop once every contender's robust noise is below this
-  double max_seconds = 10.0;  ///< stop adding rounds after this (min_samples is always honoured)
+  double max_seconds = 3.0;        ///< stop adding rounds after this, once each contender has floor_samples
 };
 
 /// One thing to time: `sample` makes one L2-cold run and returns its milliseconds (it may throw to stop the timing).

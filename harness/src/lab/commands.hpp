@@ -21,7 +21,7 @@ struct TimeRequest {
   std::string impl = "student";
   std::string exercise;
   std::string results;
-  double max_seconds = 10.0;
+  double max_seconds = 3.0;  // TimingOptions::max_seconds: sampling goes on past it only to three samples each
   std::uint64_t seed = 20261121;  // the grader draws a fresh one for every graded run
   std::string shape;  // empty: the exercise's timed shape
 };
