@@ -6,9 +6,13 @@
 #     support/*.cu    lab code with kernels that is no implementation (ceilings, library peers)
 #     lab.cmake       optional: extra settings for the target named ${target} (e.g. linking cuBLAS); included for
 #                     the lab's sources and for every binary that links them
-#     stub.cu         the shipped stub   -> "baseline": the zero of the grading scale, which no student edit moves
+#     stub.cu         the shipped stub   -> "stub" (what the self-check grades as the student), and "baseline"
+#                     unless the lab has a baseline.cu
 #     student.cu      the student's copy -> "student"; made from stub.cu at the first configure (delete it to start
 #                     over); LABN_STUDENT_SOURCE points elsewhere to grade a submission
+#                                      solutions/NN_name/baseline.cu   optional -> "baseline", the zero of the grading
+#                     scale, which no student edit moves: in a staircase lab, each stage's baseline is the previous
+#                     stage's reference, which the shipped stub must not hand over (so the stub starts elsewhere)
 #     cpu_tests.cpp   Catch2 tests of the CPU side, run in CI
 #     manifest.json   points, read by the grader at run time and here for the tests
 #
@@ -68,7 +72,12 @@ function(add_lab dir)
     set(impl_host "")
   endif()
   _lab_implementation(${lab} ${dir} ${sources} student ${${LAB}_STUDENT_SOURCE} "${impl_host}")
-  _lab_implementation(${lab} ${dir} ${sources} baseline ${dir}/stub.cu "${impl_host}")
+  # The baseline: the lab's own baseline.cu where it has one (in a student kit, as a prebuilt object), else the stub.
+  set(baseline_source ${dir}/stub.cu)
+  if(EXISTS ${solutions}/baseline.cu OR EXISTS ${PROJECT_SOURCE_DIR}/prebuilt/${id}/baseline.o)
+    set(baseline_source ${solutions}/baseline.cu)
+  endif()
+  _lab_implementation(${lab} ${dir} ${sources} baseline ${baseline_source} "${impl_host}")
   _lab_implementation(${lab} ${dir} ${sources} reference ${solutions}/solution.cu "${impl_host}")
 
   file(GLOB wrong_sources CONFIGURE_DEPENDS ${solutions}/wrong/*.cu)
@@ -80,6 +89,13 @@ function(add_lab dir)
   else()
     set(checker ${lab})
     add_custom_target(${fixtures})
+  endif()
+  # The shipped stub as an implementation of its own, for the self-check (instructors' business, like the fixtures;
+  # an in-process lab links it into labN, where the self-check looks for it).
+  if(in_process)
+    _lab_implementation(${lab} ${dir} ${sources} stub ${dir}/stub.cu ${lab})
+  else()
+    _lab_implementation(${fixtures} ${dir} ${sources} stub ${dir}/stub.cu "")
   endif()
   foreach(source IN LISTS wrong_sources)
     get_filename_component(bug ${source} NAME_WE)
@@ -119,7 +135,7 @@ function(add_lab dir)
   math(EXPR last "${count} - 1")
   set(gpu_tests ${lab}.reference ${lab}.baseline)
   add_test(NAME ${lab}.reference COMMAND ${lab} check --impl reference)
-  add_test(NAME ${lab}.baseline COMMAND ${lab} check --impl baseline)
+  add_test(NAME ${lab}.baseline COMMAND ${lab} check --impl baseline)  # always right: it is timed in every grade
   foreach(i RANGE ${last})
     string(JSON exercise GET "${manifest}" exercises ${i} name)
     string(JSON stub GET "${manifest}" exercises ${i} stub)

@@ -33,7 +33,7 @@ function(course_student_copy dir)
     get_filename_component(id ${dir} NAME)
     message(NOTICE
       "${id}: stub.cu changed after your student.cu was copied from it (a course update). Your student.cu is kept "
-      "as it is, and the baseline and the self-check use the new stub.cu.\n"
+      "as it is, and the self-check uses the new stub.cu.\n"
       "  what differs between the new stub and your file:  diff -u ${stub} ${student}\n"
       "  what the update changed in the stub:              git log -p -- ${stub}\n"
       "  to start over from the new stub:                  rm ${student}, then configure again\n"

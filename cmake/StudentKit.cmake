@@ -3,7 +3,8 @@
 # In the course's tree, `make student-kit` (target defined by course_add_student_kit()) writes
 # <build>/${COURSE_KIT_NAME}.tar.gz: the labs of this build (COURSE_LABS, so a kit can release labs one at a time),
 # the harness, the grader, cmake/, the presets, the docs the sheets link to, the kit's README (kit/README.md), and each
-# lab's reference only as an object, prebuilt/NN_name/reference.o, compiled for COURSE_KIT_CUDA_ARCHITECTURES.
+# lab's reference (and baseline, where the lab has its own: cmake/AddLab.cmake) only as objects,
+# prebuilt/NN_name/{reference,baseline}.o, compiled for COURSE_KIT_CUDA_ARCHITECTURES.
 # kit/package.cmake assembles it. Nothing of solutions/ (fixtures included), tests/ (but the lab CPU tests' two
 # sources that add_lab() compiles), experiments/ or results/ goes in.
 #
@@ -13,8 +14,9 @@
 
 set(COURSE_KIT_NAME ${PROJECT_NAME}-student-kit)
 set(_course_kit_root ${CMAKE_CURRENT_LIST_DIR}/..)
-# Implementations the kit ships compiled (the student's and the baseline's sources are in labs/ already).
-set(_course_kit_compiled reference)
+# Implementations the kit ships compiled where their source is in solutions/ (a baseline that is the lab's own stub
+# is in labs/ already, and is compiled from there).
+set(_course_kit_compiled reference baseline)
 
 # SASS for every portable architecture and PTX for the newest of them, so GPUs newer than the list JIT the reference:
 # "75;80;86;89;90" becomes "75-real;80-real;86-real;89-real;90" (a plain 90 is sm_90 SASS plus compute_90 PTX).
@@ -29,7 +31,7 @@ set(COURSE_KIT_CUDA_ARCHITECTURES "${_course_kit_archs}" CACHE STRING
 # In the course's tree: a second, kit-only object library <target>_kit of the reference (built by `make student-kit`,
 # never by `make`). In a kit: <target> as the prebuilt object when <source> is absent.
 function(course_kit_implementation target dir impl source)
-  if(NOT impl IN_LIST _course_kit_compiled)
+  if(NOT impl IN_LIST _course_kit_compiled OR source MATCHES "^${dir}/")
     return()
   endif()
   get_filename_component(id ${dir} NAME)

@@ -103,7 +103,8 @@ fi
 if runs counters && builds 06_bank_conflicts; then
 step "shared-memory bank conflicts of lab 6, stub and reference (ncu)"
 # In `lab6 time` the exercise's kernels launch first as: the reference's checked run (launch 0), then the
-# baseline's, which is the stub (launch 1). For the transposes each exercise's reference is the next one's stub.
+# baseline's (launch 1). For the transposes each exercise's reference is the next one's baseline
+# (solutions/06_bank_conflicts/baseline.cu).
 : >"$out/lab06-bank-conflicts.txt"
 metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
 metrics+=,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,gpu__time_duration.sum

@@ -286,10 +286,11 @@ int run(int argc, char** argv) {
   if (cli.sanitize || !cli.sanitizer.empty()) options.sanitizer = locate_sanitizer(cli.sanitizer);
   report.commit = cli.commit.empty() ? git_commit(labs_dir) : cli.commit;
 
-  // The self-check grades the shipped stub (`baseline`, built from stub.cu) in the student slot, never student.cu:
-  // an instructor's edited copy must not decide whether the course holds up.
+  // The self-check grades the shipped stub (`stub`, built from stub.cu) in the student slot, never student.cu: an
+  // instructor's edited copy must not decide whether the course holds up. (The baseline is the stub only where the lab
+  // has no baseline of its own: cmake/AddLab.cmake.)
   const std::vector<std::string> impls =
-      cli.self_check ? std::vector<std::string>{"reference", "baseline"} : std::vector<std::string>{cli.impl};
+      cli.self_check ? std::vector<std::string>{"reference", "stub"} : std::vector<std::string>{cli.impl};
   for (int repeat = 1; repeat <= cli.repeat; ++repeat) {
     for (const auto& impl : impls) {
       options.impl = impl;

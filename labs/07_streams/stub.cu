@@ -50,6 +50,7 @@ void release_host(void* p) { std::free(p); }
 constexpr lab07::HostMemory kHostMemory{allocate_host, release_host};
 
 // ---- 2. pipeline ---------------------------------------------------------------------------------------------
+// Given: the stage kernel (the exercise is the pipeline around it, not the kernel).
 __global__ void poly_kernel(const float* x, float* y, std::int64_t n) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
@@ -70,7 +71,7 @@ void launch_pipeline(const float* h_in, float* h_out, float* d_in, float* d_out,
 // slide-end: pipeline
 
 // ---- 3. stencil_pipeline -------------------------------------------------------------------------------------
-// Computes y[i] for i in [begin, end); reads x[begin - 1] and x[end] too when they exist.
+// Given: the stage kernel. Computes y[i] for i in [begin, end); reads x[begin - 1] and x[end] too when they exist.
 __global__ void stencil_kernel(const float* x, float* y, std::int64_t begin, std::int64_t end, std::int64_t n) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = begin + blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < end;

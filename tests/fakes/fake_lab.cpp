@@ -82,7 +82,7 @@ const std::vector<Exercise> kExercises = {
     {"gemm", "Multiply matrices", {"1x1x1", "33x33x33"}, "GFLOP/s", 2.0 * 4096.0 * 4096 * 4096, 2.0, 40.0, 1.6,
      "cuBLAS SGEMM"},
 };
-const std::vector<std::string> kImpls = {"baseline", "reference", "student"};
+const std::vector<std::string> kImpls = {"baseline", "reference", "student", "stub"};
 
 std::string env(const char* name) {
   const char* value = std::getenv(name);
@@ -113,8 +113,9 @@ std::string mode_setting() {
 }
 
 // The mode that applies to `exercise`: the first matching FAKE_LAB_MODE item.
-// The implementation in the student slot: `student`, or `baseline` when the self-check grades the stub there.
-bool graded_slot(const std::string& impl) { return impl == "student" || impl == "baseline"; }
+// The implementation in the student slot: `student`, `stub` when the self-check grades the shipped stub there, or the
+// `baseline` graded by name.
+bool graded_slot(const std::string& impl) { return impl == "student" || impl == "baseline" || impl == "stub"; }
 
 std::string mode_for(const std::string& exercise) {
   const std::string scope = env("FAKE_LAB_EXERCISE");
@@ -321,7 +322,7 @@ int run_time(const Exercise& ex, const std::string& impl, const std::string& res
     out << j.dump() << "\n";
     return 112;
   }
-  // The implementation in the student slot (student, or baseline under the self-check) follows FAKE_LAB_MODE.
+  // The implementation in the student slot (student, or stub under the self-check) follows FAKE_LAB_MODE.
   const double ms = impl == "reference" ? ex.reference_ms : student_ms(ex, mode);
   const std::string slowdown = env("FAKE_LAB_REFERENCE_SLOWDOWN");
   const double reference_ms =

@@ -321,15 +321,15 @@ TEST_CASE("self-check passes when the reference earns full marks and the stubs b
   REQUIRE(run.process.exit_code == 0);
   CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1 copy (reference, full marks): PASS"));
   CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1 gemm (reference, full marks): PASS"));
-  CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1 copy (baseline, stub slow): PASS passes 9/9 tests, "
+  CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1 copy (stub, stub slow): PASS passes 9/9 tests, "
                                                 "earns 0.00 of 6 performance points (limit 0.6)"));
   CHECK_THAT(run.process.out,
-             ContainsSubstring("self-check lab1 gemm (baseline, stub incorrect): PASS fails 1 of 6 tests as intended"));
+             ContainsSubstring("self-check lab1 gemm (stub, stub incorrect): PASS fails 1 of 6 tests as intended"));
   CHECK_THAT(run.process.out, ContainsSubstring("self-check lab1: PASS (4 of 4 expectations met)"));
   const auto& j = run.results;
   REQUIRE(j["runs"].size() == 2);
   CHECK(j["runs"][0]["impl"] == "reference");
-  CHECK(j["runs"][1]["impl"] == "baseline");  // the shipped stub.cu, never the student's copy
+  CHECK(j["runs"][1]["impl"] == "stub");  // the shipped stub.cu, never the student's copy
   CHECK(j["self_check"]["passed"] == true);
   CHECK(j["self_check"]["verdicts"].size() == 4);
   CHECK(number(j["runs"][0]["labs"][0]["score"]) == 20.0);
@@ -341,8 +341,8 @@ TEST_CASE("self-check exits 4 when a stub does not behave as its manifest says",
     const char* failure;
   };
   const auto c = GENERATE(values<Case>({
-      {"wrong:gemm", "self-check lab1 copy (baseline, stub slow): FAIL stub too fast: earns 6.00 of 6 performance points"},
-      {"slow_student", "self-check lab1 gemm (baseline, stub incorrect): FAIL must fail at least one test: 6/6 tests"},
+      {"wrong:gemm", "self-check lab1 copy (stub, stub slow): FAIL stub too fast: earns 6.00 of 6 performance points"},
+      {"slow_student", "self-check lab1 gemm (stub, stub incorrect): FAIL must fail at least one test: 6/6 tests"},
   }));
   CAPTURE(c.mode);
   const TempDir dir;
