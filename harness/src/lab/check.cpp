@@ -127,6 +127,7 @@ struct CheckRun {
   Outcome execute(const Case& c) {
     Outcome o;
     try {
+      if (!runner) runner = make_runner(impl);  // started first: its CUDA context comes up while the inputs are made
       auto problem = c.spec->make(c.shape);
       problem->generate(c.seed);
       Stream stream;
@@ -145,7 +146,6 @@ struct CheckRun {
         problem->poison(stream.get());
         stream.synchronize();
       }
-      if (!runner) runner = make_runner(impl);
       runner->open(c.spec->name, *problem);
       runner->run();
       runner->close();

@@ -119,10 +119,11 @@ int time(const TimeRequest& request) {
     return write(out, request.results, exit_code::kTestFailure);
   };
 
+  // Every runner is started before any is opened: their CUDA contexts come up in parallel (runner/main.cpp).
   std::map<std::string, std::unique_ptr<Runner>> runners;
+  for (const auto& role : roles) runners[role] = make_runner(impl_of.at(role));
   for (const auto& role : roles) {
     try {
-      runners[role] = make_runner(impl_of.at(role));
       runners[role]->open(spec->name, *problem);
     } catch (const RunnerFailure& e) {  // the student's runner died before its first run (a static initializer?)
       if (role != "student") throw std::logic_error("the " + role + "'s runner failed: " + e.what());

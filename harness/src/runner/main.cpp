@@ -71,6 +71,16 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<Stream> stream;
   std::unique_ptr<Event> start, stop;
+  // The CUDA context comes up now, before the first command, so that a referee which starts all its runners before it
+  // opens any gets their contexts (0.1-0.3 s each) in parallel. A failure here is reported at the first command,
+  // where the same calls are made again.
+  try {
+    stream = std::make_unique<Stream>();
+    start = std::make_unique<Event>();
+    stop = std::make_unique<Event>();
+  } catch (const CudaError&) {
+    stream.reset();
+  }
   std::unique_ptr<Problem> problem;
   char* line = nullptr;
   std::size_t capacity = 0;
