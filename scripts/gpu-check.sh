@@ -6,8 +6,10 @@
 #   scripts/gpu-check.sh OUT_DIR [COMMIT] [PHASE]
 #
 # PHASE is a comma-separated list of `tests` (clean build, the student's timed path for lab 1, every test), `grade`
-# (self-check of every lab), `repeat` (lab 1 graded twice in a row) and `counters` (shared-memory bank conflicts of lab
-# 6's stubs and references, read by ncu), or `all` (default). Every phase after `tests` uses the build directory that
+# (self-check of every lab), `bench` (one submission of all seven labs graded on the warm build: the reference in the
+# student slot, each lab's `wall_s` in grading-time.json and its "graded in" line in grading-time.txt), `repeat` (lab 1
+# graded twice in a row) and `counters` (shared-memory bank conflicts of lab 6's stubs and references, read by ncu), or
+# `all` (default). Every phase after `tests` uses the build directory that
 # `tests` left. The phases exist because one command on the lent GPU machine may run 10 minutes at most: on an H200
 # (commit 5b25bc3) `tests` took 3.5 minutes, `grade` 11 and `counters` 1. A phase longer than one command runs
 # detached and is collected by the next call, made within the 30 s the machine stays warm:
@@ -92,6 +94,15 @@ step "self-check: references must get full marks, stubs almost no performance po
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | tr 'A-Z' 'a-z' | grep -oE '[a-z][0-9]{2,4}[a-z]?' | head -1)
 (cd "$build" && ./grade $labs --self-check --commit "$commit" --output "$out/${gpu:-gpu}.json") \
   | tee "$out/self-check.txt" || status=1
+fi
+
+if runs bench; then
+step "grading time: one submission of every lab (the references as the student), warm build"
+start=$(date +%s)
+(cd "$build" && ./grade $labs --impl reference --commit "$commit" --output "$out/grading-time.json") \
+  >"$out/grading-time.txt" 2>&1 || status=1
+echo "all labs graded in $(( $(date +%s) - start )) s (goal: under 90 s on one H200)" | tee -a "$out/grading-time.txt"
+grep -E "^lab[0-9]|graded in" "$out/grading-time.txt"
 fi
 
 if runs repeat && builds 01_coalescing; then
