@@ -86,6 +86,7 @@ struct Cli {
   std::string sanitizer;  // --sanitizer PATH; empty: looked for (find_compute_sanitizer)
   bool device = false;
   bool concepts = false;  // --concepts: the manifests' concept checks (docs/concepts.md)
+  std::string ncu, cuobjdump;  // --ncu PATH, --cuobjdump PATH; empty: looked for (find_cuda_tool)
   int repeat = 1;
   std::string seeds, exercise, labs_dir = COURSE_LABS_DIR, bin_dir, work_dir, output = "grade-results.json", commit;
   std::optional<double> check_timeout_s, time_timeout_s;
@@ -141,6 +142,10 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
                "after each passing check, run the manifest's concept checks: hardware counters through Nsight Compute "
                "(ncu), instructions in the SASS (cuobjdump), figures of the timed run; informative unless the "
                "manifest gives them points; a missing tool is skipped with a notice (docs/concepts.md)");
+  app.add_option("--ncu", cli.ncu, "Nsight Compute's ncu to use with --concepts (default: from PATH, $CUDA_HOME/bin or "
+                                   "/usr/local/cuda/bin)");
+  app.add_option("--cuobjdump", cli.cuobjdump,
+                 "cuobjdump to use with --concepts (default: from PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)");
   app.add_flag("--device", cli.device,
                "describe the GPU (bandwidth from its memory clock and bus, napkin math) through a built lab, then exit");
   std::optional<int> exported;  // `grade export ...` ran during parsing: its exit code
@@ -199,13 +204,19 @@ std::optional<fs::path> locate_sanitizer(const std::string& given) {
 }
 
 // --concepts: the tools the checks use, each missing one said once (its checks are skipped and cost nothing).
-std::shared_ptr<ConceptTools> locate_concept_tools(const std::vector<const LabEntry*>& labs,
+std::shared_ptr<ConceptTools> locate_concept_tools(const Cli& cli, const std::vector<const LabEntry*>& labs,
                                                    const std::map<int, Manifest>& manifests) {
   const char* path = std::getenv("PATH");
   const char* cuda_home = std::getenv("CUDA_HOME");
+  const auto locate = [&](const char* program, const std::string& given) -> std::optional<fs::path> {
+    std::error_code error;
+    if (given.empty()) return find_cuda_tool(program, path ? path : "", cuda_home ? cuda_home : "");
+    if (fs::is_regular_file(given, error)) return fs::absolute(given, error);
+    return std::nullopt;
+  };
   auto tools = std::make_shared<ConceptTools>();
-  tools->ncu = find_cuda_tool("ncu", path ? path : "", cuda_home ? cuda_home : "");
-  tools->cuobjdump = find_cuda_tool("cuobjdump", path ? path : "", cuda_home ? cuda_home : "");
+  tools->ncu = locate("ncu", cli.ncu);
+  tools->cuobjdump = locate("cuobjdump", cli.cuobjdump);
   bool needs_ncu = false, needs_cuobjdump = false;
   for (const LabEntry* lab : labs) {
     const auto m = manifests.find(lab->number);
@@ -216,13 +227,15 @@ std::shared_ptr<ConceptTools> locate_concept_tools(const std::vector<const LabEn
         needs_cuobjdump = needs_cuobjdump || c.tool == ConceptTool::kSass;
       }
   }
-  constexpr const char* kWhere = "not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin";
+  const auto where = [](const std::string& given) {
+    return given.empty() ? std::string("not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin") : "no file " + given;
+  };
   if (needs_ncu && !tools->ncu)
     fmt::print(stderr, "grade: --concepts: ncu (Nsight Compute) not found ({}); the counter checks are skipped, "
-                       "which costs no points\n", kWhere);
+                       "which costs no points\n", where(cli.ncu));
   if (needs_cuobjdump && !tools->cuobjdump)
     fmt::print(stderr, "grade: --concepts: cuobjdump not found ({}); the SASS checks are skipped, which costs no "
-                       "points\n", kWhere);
+                       "points\n", where(cli.cuobjdump));
   return tools;
 }
 
@@ -320,7 +333,8 @@ int run(int argc, char** argv) {
   options.time_timeout_s = report.time_timeout_s = cli.time_timeout_s;
   options.progress = [](const std::string& what) { fmt::print(stderr, "  {} ...\n", what); };
   if (cli.sanitize || !cli.sanitizer.empty()) options.sanitizer = locate_sanitizer(cli.sanitizer);
-  if (cli.concepts) options.concepts = locate_concept_tools(usable, manifests);
+  if (cli.concepts || !cli.ncu.empty() || !cli.cuobjdump.empty())
+    options.concepts = locate_concept_tools(cli, usable, manifests);
   options.warn = [](const std::string& what) { fmt::print(stderr, "grade: {}\n", what); };
   report.commit = cli.commit.empty() ? git_commit(labs_dir) : cli.commit;
 
