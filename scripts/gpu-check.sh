@@ -8,8 +8,9 @@
 # PHASE is a comma-separated list of `tests` (clean build, the student's timed path for lab 1, every test), `grade`
 # (self-check of every lab), `bench` (one submission of all seven labs graded on the warm build: the reference in the
 # student slot, each lab's `wall_s` in grading-time.json and its "graded in" line in grading-time.txt), `repeat` (lab 1
-# graded twice in a row) and `counters` (shared-memory bank conflicts of lab 6's stubs and references, read by ncu), or
-# `all` (default). Every phase after `tests` uses the build directory that
+# graded twice in a row) and `counters` (shared-memory bank conflicts of lab 6's stubs and references, read by ncu, and
+# `grade --concepts` on labs 1, 2, 3 and 6: docs/concepts.md), or `all` (default). Every phase after `tests` uses the
+# build directory that
 # `tests` left. The phases exist because one command on the lent GPU machine may run 10 minutes at most: on an H200
 # (commit 5b25bc3) `tests` took 3.5 minutes, `grade` 11 and `counters` 1. A phase longer than one command runs
 # detached and is collected by the next call, made within the 30 s the machine stays warm:
@@ -128,6 +129,22 @@ for run in "transpose_tiled transpose 8192x8192" "transpose_padded transpose 819
     ./lab6 time --impl reference --exercise "$ex" --shape "$shape" --max-seconds 1 --results /tmp/lab6-ncu-time.json) \
     2>&1 | tee -a "$out/lab06-bank-conflicts.txt" || status=1
 done
+fi
+
+if runs counters; then
+step "concept checks (grade --concepts: ncu counters, SASS) of labs 1, 2, 3 and 6, references then stubs"
+# The values behind docs/concepts.md's expected ranges: the references must be in range, the shipped stubs not.
+concept_labs=()
+for lab in 01_coalescing:lab1 02_divergence:lab2 03_warp_shuffles:lab3 06_bank_conflicts:lab6; do
+  builds "${lab%%:*}" && concept_labs+=("${lab##*:}")
+done
+if [ ${#concept_labs[@]} -gt 0 ]; then
+  (cd "$build" && ./grade "${concept_labs[@]}" --impl reference --concepts --commit "$commit" --output "$out/concepts.json") \
+    >"$out/concepts.txt" 2>&1 || status=1
+  (cd "$build" && ./grade "${concept_labs[@]}" --impl stub --concepts --commit "$commit" \
+    --output "$out/concepts-stub.json") >>"$out/concepts.txt" 2>&1 || status=1
+  grep -E "concept|not measured|✓|✗" "$out/concepts.txt"
+fi
 fi
 
 exit $status

@@ -162,7 +162,8 @@ class ExerciseGrader {
     x.name = spec.name;
     x.correctness_max = spec.correctness_points;
     x.performance_max = spec.performance_points;
-    const bool timed_ok = check(x) && sanitize(x) && time(x) && reference_in_standing(x, spec);
+    const bool checked = check(x) && sanitize(x);
+    const bool timed_ok = checked && time(x) && reference_in_standing(x, spec);
     x.score = score_exercise({spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total,
                               timed_ok, timed_ok ? x.timing->student.median_ms : 0,
                               timed_ok ? x.timing->reference.median_ms : 0,
@@ -172,6 +173,7 @@ class ExerciseGrader {
                               x.tests_total, x.timing->student.median_ms / x.timing->reference.median_ms,
                               manifest_.full_marks_at);
     }
+    if (checked) measure_concepts(x, spec);
     return x;
   }
 
@@ -283,6 +285,132 @@ class ExerciseGrader {
                                                       : fmt::format("{}: could not run: {}", name, report.tool_error));
     }
     return true;
+  }
+
+  // `grade --concepts`: every concept check of the exercise, after a check that passed (docs/concepts.md). A check
+  // that cannot be measured is recorded as skipped, with why, and counts in neither the score nor the maximum; one
+  // that was measured adds its points when its value is in range. The exercise's status never changes.
+  void measure_concepts(ExerciseResult& x, const ExerciseSpec& spec) {
+    if (!options_.concepts || spec.concepts.empty()) return;
+    std::map<std::string, NcuReport> ncu_reports;  // by kernel pattern: one ncu run measures all its metrics
+    std::map<std::string, std::string> ncu_failures;
+    std::optional<std::vector<SassFunction>> sass;
+    std::string sass_failure;
+    for (const ConceptSpec& c : spec.concepts) {
+      std::optional<double> value;
+      std::string why;
+      switch (c.tool) {
+        case ConceptTool::kNcu: value = ncu_concept(x, spec, c, ncu_reports, ncu_failures, why); break;
+        case ConceptTool::kSass:
+          if (!sass && sass_failure.empty()) sass = disassemble(x, sass_failure);
+          if (!sass) {
+            why = sass_failure;
+          } else if (const auto n = sass_count(*sass, c, why)) {
+            value = *n;
+          }
+          break;
+        case ConceptTool::kTimeMetric:
+          if (!x.timing) {
+            why = "no timed run to read it from";
+          } else if (const auto it = x.timing->metrics.find(c.metric); it != x.timing->metrics.end()) {
+            value = it->second;
+          } else {
+            why = fmt::format("the time results have no metric '{}'", c.metric);
+          }
+          break;
+      }
+      auto result = concept_result(c, value, why);
+      x.score.total += result.points;
+      x.concepts.push_back(std::move(result));
+    }
+  }
+
+  // The program the implementation's kernels run in: its runner (runners/labN-IMPL), or the lab binary itself for a
+  // lab whose implementations are linked into it.
+  std::filesystem::path kernel_program() const {
+    const auto runner = options_.bin_dir / "runners" / fmt::format("lab{}-{}", lab_.number, options_.impl);
+    std::error_code error;
+    return std::filesystem::is_regular_file(runner, error) ? runner : std::filesystem::path(binary_);
+  }
+
+  ProcessResult run_tool(std::vector<std::string> argv) const {
+    auto p = lab_process(std::move(argv), kConceptTimeoutS, work_);
+    p.results_pipe = false;
+    p.kill_grace_s = options_.kill_grace_s;
+    p.capture_limit = 16 << 20;  // ncu's CSV: a row per metric and launch, after the check's own output
+    return run_process(p);
+  }
+
+  // Why a tool run gave nothing to read, or "" when it ran to its end.
+  static std::string tool_failure(const ProcessResult& run, std::string_view tool) {
+    if (!run.started) return fmt::format("{} could not start: {}", tool, run.error);
+    if (run.timed_out) return fmt::format("{} ran past {:g} s and was stopped", tool, kConceptTimeoutS);
+    if (run.survivors > 0) return fmt::format("processes started under {} survived SIGKILL", tool);
+    return "";
+  }
+
+  std::optional<double> ncu_concept(ExerciseResult& x, const ExerciseSpec& spec, const ConceptSpec& c,
+                                    std::map<std::string, NcuReport>& reports,
+                                    std::map<std::string, std::string>& failures, std::string& why) {
+    ConceptTools& tools = *options_.concepts;
+    if (!tools.ncu) {
+      why = "ncu (Nsight Compute) not found";
+      return std::nullopt;
+    }
+    if (!tools.ncu_unusable.empty()) {
+      why = tools.ncu_unusable;
+      return std::nullopt;
+    }
+    if (!reports.count(c.kernel) && !failures.count(c.kernel)) {
+      std::vector<std::string> metrics;  // every metric of the exercise's checks on the same kernels
+      for (const ConceptSpec& other : spec.concepts) {
+        if (other.tool != ConceptTool::kNcu || other.kernel != c.kernel) continue;
+        for (const auto* list : {&other.numerator, &other.denominator})
+          for (const auto& m : *list)
+            if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+      }
+      tell(fmt::format("lab{} {}: ncu counters of /{}/ ({})", lab_.number, x.name, c.kernel, options_.impl));
+      const auto run = run_tool(ncu_command(*tools.ncu, metrics, c.kernel, binary_, options_.impl, x.name));
+      x.wall_s += run.wall_s;
+      auto report = parse_ncu_csv(run.out + "\n" + run.err);
+      if (report.no_permission) {
+        tools.ncu_unusable = "ncu may not read the GPU's performance counters here (ERR_NVGPUCTRPERM)";
+        if (options_.warn)
+          options_.warn(fmt::format("--concepts: {}; the counter checks are skipped, which costs no points "
+                                    "(docs/concepts.md says how to allow it)",
+                                    tools.ncu_unusable));
+        why = tools.ncu_unusable;
+        return std::nullopt;
+      }
+      if (auto failure = tool_failure(run, "ncu"); !failure.empty()) {
+        failures[c.kernel] = std::move(failure);
+      } else {
+        reports[c.kernel] = std::move(report);
+      }
+    }
+    if (const auto failed = failures.find(c.kernel); failed != failures.end()) {
+      why = failed->second;
+      return std::nullopt;
+    }
+    return ncu_value(reports.at(c.kernel), c, kernel_program().filename().string(), why);
+  }
+
+  // `cuobjdump -sass` of the implementation's program; nullopt with `why` when there is none to read.
+  std::optional<std::vector<SassFunction>> disassemble(ExerciseResult& x, std::string& why) {
+    const auto& tools = *options_.concepts;
+    if (!tools.cuobjdump) {
+      why = "cuobjdump not found";
+      return std::nullopt;
+    }
+    tell(fmt::format("lab{} {}: cuobjdump -sass ({})", lab_.number, x.name, options_.impl));
+    const auto run = run_tool({tools.cuobjdump->string(), "-sass", kernel_program().string()});
+    x.wall_s += run.wall_s;
+    if (why = tool_failure(run, "cuobjdump"); !why.empty()) return std::nullopt;
+    if (run.exit_code != 0) {
+      why = fmt::format("cuobjdump exited {}{}", run.exit_code, stderr_hint(run));
+      return std::nullopt;
+    }
+    return parse_sass(run.out);
   }
 
   // Runs `time`; true when the timed run was correct and its medians are usable.

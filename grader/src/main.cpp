@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "grader/batch.hpp"
+#include "grader/concepts.hpp"
 #include "grader/device_info.hpp"
 #include "grader/discovery.hpp"
 #include "grader/lab_run.hpp"
@@ -61,6 +63,7 @@ Examples:
   grade lab1 --repeat 3               grade three times and print the largest score difference
   grade lab1 --seeds 101,202,303      chosen seeds for the correctness tests (default: fresh random ones)
   grade lab6 --sanitize               also run compute-sanitizer (the manifest's tools) on small shapes
+  grade lab1 --concepts               also measure the lab's idea: ncu counters, SASS instructions (docs/concepts.md)
   grade --list                        which labs exist and which are built
   grade batch SUBMISSIONS_DIR --labs lab1   grade a class, one folder per student (docs/batch.md; grade batch --help)
   grade merge RESULTS... --output class.json  combine per-student results and shards into one class file
@@ -82,6 +85,8 @@ struct Cli {
   bool sanitize = false;
   std::string sanitizer;  // --sanitizer PATH; empty: looked for (find_compute_sanitizer)
   bool device = false;
+  bool concepts = false;  // --concepts: the manifests' concept checks (docs/concepts.md)
+  std::string ncu, cuobjdump;  // --ncu PATH, --cuobjdump PATH; empty: looked for (find_cuda_tool)
   int repeat = 1;
   std::string seeds, exercise, labs_dir = COURSE_LABS_DIR, bin_dir, work_dir, output = "grade-results.json", commit;
   std::optional<double> check_timeout_s, time_timeout_s;
@@ -133,6 +138,14 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_option("--sanitizer", cli.sanitizer,
                  "compute-sanitizer to use with --sanitize (default: from PATH, $CUDA_HOME/bin or "
                  "/usr/local/cuda/bin)");
+  app.add_flag("--concepts", cli.concepts,
+               "after each passing check, run the manifest's concept checks: hardware counters through Nsight Compute "
+               "(ncu), instructions in the SASS (cuobjdump), figures of the timed run; informative unless the "
+               "manifest gives them points; a missing tool is skipped with a notice (docs/concepts.md)");
+  app.add_option("--ncu", cli.ncu, "Nsight Compute's ncu to use with --concepts (default: from PATH, $CUDA_HOME/bin or "
+                                   "/usr/local/cuda/bin)");
+  app.add_option("--cuobjdump", cli.cuobjdump,
+                 "cuobjdump to use with --concepts (default: from PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)");
   app.add_flag("--device", cli.device,
                "describe the GPU (bandwidth from its memory clock and bus, napkin math) through a built lab, then exit");
   std::optional<int> exported;  // `grade export ...` ran during parsing: its exit code
@@ -188,6 +201,42 @@ std::optional<fs::path> locate_sanitizer(const std::string& given) {
     fmt::print(stderr, "grade: --sanitize: compute-sanitizer is not installed ({}); grading without it\n",
                given.empty() ? "not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin" : "no file " + given);
   return found;
+}
+
+// --concepts: the tools the checks use, each missing one said once (its checks are skipped and cost nothing).
+std::shared_ptr<ConceptTools> locate_concept_tools(const Cli& cli, const std::vector<const LabEntry*>& labs,
+                                                   const std::map<int, Manifest>& manifests) {
+  const char* path = std::getenv("PATH");
+  const char* cuda_home = std::getenv("CUDA_HOME");
+  const auto locate = [&](const char* program, const std::string& given) -> std::optional<fs::path> {
+    std::error_code error;
+    if (given.empty()) return find_cuda_tool(program, path ? path : "", cuda_home ? cuda_home : "");
+    if (fs::is_regular_file(given, error)) return fs::absolute(given, error);
+    return std::nullopt;
+  };
+  auto tools = std::make_shared<ConceptTools>();
+  tools->ncu = locate("ncu", cli.ncu);
+  tools->cuobjdump = locate("cuobjdump", cli.cuobjdump);
+  bool needs_ncu = false, needs_cuobjdump = false;
+  for (const LabEntry* lab : labs) {
+    const auto m = manifests.find(lab->number);
+    if (m == manifests.end()) continue;
+    for (const auto& x : m->second.exercises)
+      for (const auto& c : x.concepts) {
+        needs_ncu = needs_ncu || c.tool == ConceptTool::kNcu;
+        needs_cuobjdump = needs_cuobjdump || c.tool == ConceptTool::kSass;
+      }
+  }
+  const auto where = [](const std::string& given) {
+    return given.empty() ? std::string("not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin") : "no file " + given;
+  };
+  if (needs_ncu && !tools->ncu)
+    fmt::print(stderr, "grade: --concepts: ncu (Nsight Compute) not found ({}); the counter checks are skipped, "
+                       "which costs no points\n", where(cli.ncu));
+  if (needs_cuobjdump && !tools->cuobjdump)
+    fmt::print(stderr, "grade: --concepts: cuobjdump not found ({}); the SASS checks are skipped, which costs no "
+                       "points\n", where(cli.cuobjdump));
+  return tools;
 }
 
 int run(int argc, char** argv) {
@@ -284,6 +333,9 @@ int run(int argc, char** argv) {
   options.time_timeout_s = report.time_timeout_s = cli.time_timeout_s;
   options.progress = [](const std::string& what) { fmt::print(stderr, "  {} ...\n", what); };
   if (cli.sanitize || !cli.sanitizer.empty()) options.sanitizer = locate_sanitizer(cli.sanitizer);
+  if (cli.concepts || !cli.ncu.empty() || !cli.cuobjdump.empty())
+    options.concepts = locate_concept_tools(cli, usable, manifests);
+  options.warn = [](const std::string& what) { fmt::print(stderr, "grade: {}\n", what); };
   report.commit = cli.commit.empty() ? git_commit(labs_dir) : cli.commit;
 
   // The self-check grades the shipped stub (`stub`, built from stub.cu) in the student slot, never student.cu: an

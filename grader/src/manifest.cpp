@@ -1,10 +1,12 @@
 #include "grader/manifest.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <initializer_list>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -56,6 +58,51 @@ struct Reader {
     return text;
   }
 
+  // Any finite number, or nullopt when the key is missing.
+  std::optional<double> optional_number(const json& object, const char* key, std::string_view field) const {
+    if (!object.contains(key)) return std::nullopt;
+    const json& value = object.at(key);
+    if (!value.is_number()) fail(field, fmt::format("must be a number, not {}", value.dump()));
+    const double x = value.get<double>();
+    if (!std::isfinite(x)) fail(field, "must be finite");
+    return x;
+  }
+
+  // A regular expression (ECMAScript, as std::regex and ncu's `regex:` read it) that compiles.
+  std::string regex(const json& object, const char* key, std::string_view field, bool required) const {
+    if (!required && !object.contains(key)) return "";
+    auto text = string(object, key, field);
+    try {
+      std::regex compiled(text);
+    } catch (const std::regex_error& e) {
+      fail(field, fmt::format("'{}' is not a regular expression: {}", text, e.what()));
+    }
+    return text;
+  }
+
+  // A list of ncu metric names (letters, digits, '_' and '.', as `ncu --query-metrics` prints them).
+  std::vector<std::string> metrics(const json& object, const char* key, std::string_view field, bool required) const {
+    std::vector<std::string> out;
+    if (!object.contains(key)) {
+      if (required) fail(field, "missing");
+      return out;
+    }
+    const json& list = object.at(key);
+    if (!list.is_array() || (required && list.empty()))
+      fail(field, fmt::format("must be a{} array of metric names, not {}", required ? " non-empty" : "n", list.dump()));
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const auto where = fmt::format("{}[{}]", field, i);
+      if (!list[i].is_string()) fail(where, fmt::format("must be a string, not {}", list[i].dump()));
+      auto name = list[i].get<std::string>();
+      const bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+      });
+      if (!plain) fail(where, fmt::format("'{}' is not an ncu metric name (letters, digits, '_', '.')", name));
+      out.push_back(std::move(name));
+    }
+    return out;
+  }
+
   // A list of non-empty glob strings; a missing key is an empty list.
   std::vector<std::string> patterns(const json& object, const char* key, std::string_view field) const {
     std::vector<std::string> out;
@@ -74,6 +121,62 @@ struct Reader {
   }
 };
 
+// One entry of the top-level "concepts" list (docs/concepts.md): the exercise, a name, a why, exactly one tool
+// ("ncu", "sass" or "time_metric"), the expected range and the points.
+ConceptSpec parse_concept(const Reader& in, const json& c, const std::string& where) {
+  if (!c.is_object()) in.fail(where, "must be an object");
+  in.only_known(c, where, {"exercise", "name", "why", "unit", "ncu", "sass", "time_metric", "min", "max", "points"});
+  ConceptSpec spec;
+  spec.exercise = in.string(c, "exercise", where + ".exercise");
+  spec.name = in.string(c, "name", where + ".name");
+  spec.why = in.string(c, "why", where + ".why");
+  if (spec.why.find('\n') != std::string::npos) in.fail(where + ".why", "must be one line");
+  if (c.contains("unit") && !c.at("unit").is_string())
+    in.fail(where + ".unit", fmt::format("must be a string, not {}", c.at("unit").dump()));
+  spec.unit = c.value("unit", std::string());
+  const int tools = static_cast<int>(c.contains("ncu")) + static_cast<int>(c.contains("sass")) +
+                    static_cast<int>(c.contains("time_metric"));
+  if (tools != 1)
+    in.fail(where, fmt::format("must name exactly one tool (\"ncu\", \"sass\" or \"time_metric\"), not {}", tools));
+  if (c.contains("ncu")) {
+    const json& ncu = c.at("ncu");
+    const auto at = where + ".ncu";
+    if (!ncu.is_object())
+      in.fail(at, "must be an object like {\"kernel\": \"scale\", \"numerator\": [...], \"denominator\": [...]}");
+    in.only_known(ncu, at, {"kernel", "numerator", "denominator"});
+    spec.tool = ConceptTool::kNcu;
+    spec.kernel = in.regex(ncu, "kernel", at + ".kernel", true);
+    spec.numerator = in.metrics(ncu, "numerator", at + ".numerator", true);
+    spec.denominator = in.metrics(ncu, "denominator", at + ".denominator", false);
+  } else if (c.contains("sass")) {
+    const json& sass = c.at("sass");
+    const auto at = where + ".sass";
+    if (!sass.is_object()) in.fail(at, "must be an object like {\"instruction\": \"SHFL\", \"function\": \"warp_sum\"}");
+    in.only_known(sass, at, {"instruction", "function"});
+    spec.tool = ConceptTool::kSass;
+    spec.instruction = in.string(sass, "instruction", at + ".instruction");
+    const bool mnemonic = std::all_of(spec.instruction.begin(), spec.instruction.end(), [](char c) {
+      return std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_' ||
+             c == '.';
+    });
+    if (!mnemonic)
+      in.fail(at + ".instruction",
+              fmt::format("'{}' is not a SASS mnemonic (upper case, as cuobjdump prints it: SHFL, LDS.128)",
+                          spec.instruction));
+    spec.function = in.regex(sass, "function", at + ".function", false);
+  } else {
+    spec.tool = ConceptTool::kTimeMetric;
+    spec.metric = in.string(c, "time_metric", where + ".time_metric");
+  }
+  spec.min = in.optional_number(c, "min", where + ".min");
+  spec.max = in.optional_number(c, "max", where + ".max");
+  if (!spec.min && !spec.max) in.fail(where, "needs \"min\", \"max\" or both: the range a kernel that uses the idea is in");
+  if (spec.min && spec.max && *spec.min > *spec.max)
+    in.fail(where + ".min", fmt::format("{} is above max {}", *spec.min, *spec.max));
+  spec.points = in.number(c, "points", where + ".points", 0.0, 0, false);
+  return spec;
+}
+
 }  // namespace
 
 std::string_view to_string(StubKind kind) { return kind == StubKind::kSlow ? "slow" : "incorrect"; }
@@ -87,7 +190,8 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
   }
   const Reader in{source};
   if (!root.is_object()) in.fail("(top level)", "must be a JSON object");
-  in.only_known(root, "", {"title", "weight", "timeouts", "full_marks_at", "exercises", "rules", "sanitize"});
+  in.only_known(root, "", {"title", "weight", "timeouts", "full_marks_at", "exercises", "rules", "sanitize",
+                            "concepts"});
 
   Manifest m;
   m.title = in.string(root, "title", "title");
@@ -143,6 +247,23 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
       spec.reference_percent_of_ceiling = in.number(e, "reference_percent_of_ceiling",
                                                     where + ".reference_percent_of_ceiling", {}, 0, true);
     m.exercises.push_back(std::move(spec));
+  }
+
+  if (root.contains("concepts")) {
+    const json& concepts = root.at("concepts");
+    if (!concepts.is_array()) in.fail("concepts", "must be an array");
+    for (std::size_t i = 0; i < concepts.size(); ++i) {
+      const auto where = fmt::format("concepts[{}]", i);
+      auto spec = parse_concept(in, concepts[i], where);
+      const auto owner = std::find_if(m.exercises.begin(), m.exercises.end(),
+                                      [&](const ExerciseSpec& e) { return e.name == spec.exercise; });
+      if (owner == m.exercises.end())
+        in.fail(where + ".exercise", fmt::format("no exercise named '{}' in this manifest", spec.exercise));
+      const bool taken = std::any_of(owner->concepts.begin(), owner->concepts.end(),
+                                     [&](const ConceptSpec& other) { return other.name == spec.name; });
+      if (taken) in.fail(where + ".name", fmt::format("duplicate concept '{}' for exercise '{}'", spec.name, spec.exercise));
+      owner->concepts.push_back(std::move(spec));
+    }
   }
   return m;
 }

@@ -1,6 +1,7 @@
 #include "grader/report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 
 #include <fmt/format.h>
@@ -30,6 +31,24 @@ std::string timing_cell(const RunnerTiming& r) {
   return r.noise_pct ? fmt::format("{} ±{:.1f}%", format_ms(r.median_ms), *r.noise_pct) : format_ms(r.median_ms);
 }
 
+// A concept check's value as the student reads it: "31.9 B/sector", "12 SHFL", "0.778".
+std::string concept_value(const ConceptResult& c) {
+  if (!c.value) return "-";
+  const double v = *c.value;
+  const auto number = std::abs(v) >= 100 || v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
+  return c.unit.empty() ? number : number + " " + c.unit;
+}
+
+// The table's cell for an exercise's concept checks: "31.9 B/sector ✓", several joined by ", ".
+std::string concept_cell(const ExerciseResult& x) {
+  std::string cell;
+  for (const auto& c : x.concepts) {
+    if (!cell.empty()) cell += ", ";
+    cell += c.value ? concept_value(c) + (c.ok ? " ✓" : " ✗") : "skipped";
+  }
+  return cell.empty() ? "-" : cell;
+}
+
 std::string rate_text(double rate) { return rate >= 100 ? fmt::format("{:.1f}", rate) : fmt::format("{:.3g}", rate); }
 
 }  // namespace
@@ -49,6 +68,21 @@ std::string iso8601_utc(std::chrono::system_clock::time_point time) {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
+}
+
+// grade --concepts: each check with its value and verdict, or why it was skipped.
+static json concepts_json(const std::vector<ConceptResult>& concepts) {
+  json list = json::array();
+  for (const auto& c : concepts) {
+    json j = {{"name", c.name},         {"tool", std::string(to_string(c.tool))},
+              {"value", or_null(c.value)}, {"unit", c.unit},
+              {"expected", c.expected}, {"ok", c.value ? json(c.ok) : json(nullptr)},
+              {"points", c.points},     {"points_max", c.points_max},
+              {"why", c.why}};
+    if (!c.skipped.empty()) j["skipped"] = c.skipped;
+    list.push_back(std::move(j));
+  }
+  return list;
 }
 
 json to_json(const ExerciseResult& x) {
@@ -72,7 +106,8 @@ json to_json(const ExerciseResult& x) {
             {"seeds", x.seeds},
             {"timed_seed", or_null(x.timed_seed)},
             {"timed_shape", x.timed_shape.empty() ? json(nullptr) : json(x.timed_shape)},
-            {"sanitized", x.sanitized}};  // grade --sanitize: what each compute-sanitizer tool said
+            {"sanitized", x.sanitized},  // grade --sanitize: what each compute-sanitizer tool said
+            {"concepts", concepts_json(x.concepts)}};  // grade --concepts: each check's value, or why it was skipped
   const auto& t = x.timing;
   const auto runner = [&](auto field) -> json {
     if (!t) return {{"student", nullptr}, {"reference", nullptr}, {"baseline", nullptr}, {"ceiling", nullptr}};
@@ -146,18 +181,21 @@ std::string format_lab_table(const LabResult& lab, std::string_view note) {
   }
   const std::string rate_heading = mixed || unit.empty() ? "rate" : unit;
 
+  const bool has_concepts = std::any_of(lab.exercises.begin(), lab.exercises.end(),
+                                    [](const ExerciseResult& x) { return !x.concepts.empty(); });
   std::size_t name_width = 8;
   for (const auto& x : lab.exercises) name_width = std::max(name_width, columns(x.name));
   name_width += 2;
   const auto row = [&](std::string name, std::string tests, std::string s, std::string r, std::string b,
-                       std::string rate, std::string ceil, std::string points) {
+                       std::string rate, std::string ceil, std::string points, std::string concepts_text = "") {
     return pad(std::move(name), name_width) + pad(std::move(tests), 9) + pad(std::move(s), 16) +
            pad(std::move(r), 16) + pad(std::move(b), 16) + pad(std::move(rate), mixed ? 17 : 10) +
-           pad(std::move(ceil), 8) + points + "\n";
+           pad(std::move(ceil), 8) + (has_concepts ? pad(std::move(points), 12) + concepts_text : points) + "\n";
   };
 
   std::string out = fmt::format("lab{} {}   {}\n", lab.number, lab.title, note);
-  out += row("exercise", "tests", "student ms", "reference ms", "baseline ms", rate_heading, "% ceil", "points");
+  out += row("exercise", "tests", "student ms", "reference ms", "baseline ms", rate_heading, "% ceil", "points",
+             "concept");
   for (const auto& x : lab.exercises) {
     const auto& t = x.timing;
     std::string rate = "-", ceil = "-";
@@ -166,7 +204,7 @@ std::string format_lab_table(const LabResult& lab, std::string_view note) {
     out += row(x.name, x.status == Status::kNoBinary ? "-" : fmt::format("{}/{}", x.tests_passed, x.tests_total),
                t ? timing_cell(t->student) : "-", t ? timing_cell(t->reference) : "-",
                t ? timing_cell(t->baseline) : "-", rate, ceil,
-               fmt::format("{:.1f}/{:g}", x.score.total, x.max_score()));
+               fmt::format("{:.1f}/{:g}", x.score.total, x.max_score()), concept_cell(x));
   }
   const double max = lab.max_score();
   out += pad("total", name_width + 9 + 16 * 3 + (mixed ? 17 : 10) + 8) +
@@ -178,6 +216,15 @@ std::string format_lab_table(const LabResult& lab, std::string_view note) {
   for (const auto& x : lab.exercises) {
     if (x.status != Status::kOk) out += fmt::format("  {}: {}: {}\n", x.name, to_string(x.status), x.message);
     if (x.status != Status::kOk && !x.hint.empty()) out += fmt::format("    {}\n", x.hint);
+  }
+  for (const auto& x : lab.exercises) {  // each concept check in words: what it says about the kernel
+    for (const auto& c : x.concepts) {
+      if (c.value)
+        out += fmt::format("  {}: {}: {} {} (expected {}{}): {}\n", x.name, c.name, concept_value(c),
+                           c.ok ? "✓" : "✗", c.expected, c.unit.empty() ? "" : " " + c.unit, c.why);
+      else
+        out += fmt::format("  {}: {}: not measured ({})\n", x.name, c.name, c.skipped);
+    }
   }
   for (const auto& x : lab.exercises) {  // what else was timed beside it, and the lab's own figures
     if (!x.timing || (x.timing->peers.empty() && x.timing->metrics.empty())) continue;

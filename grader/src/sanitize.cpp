@@ -3,12 +3,12 @@
 // report (the indented lines under it say where and by which thread).
 #include "grader/sanitize.hpp"
 
+#include "grader/concepts.hpp"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <system_error>
-
-#include <unistd.h>
 
 namespace grader {
 namespace {
@@ -31,11 +31,6 @@ int first_number(std::string_view text, std::size_t from = 0) {
   int n = 0;
   std::from_chars(text.data() + at, text.data() + text.size(), n);
   return n;
-}
-
-bool executable(const std::filesystem::path& file) {
-  std::error_code error;
-  return std::filesystem::is_regular_file(file, error) && ::access(file.c_str(), X_OK) == 0;
 }
 
 // Lines of the tool that say nothing about the code it watched.
@@ -61,17 +56,7 @@ std::optional<SanitizerTool> parse_sanitizer_tool(std::string_view name) {
 }
 
 std::optional<std::filesystem::path> find_compute_sanitizer(std::string_view path_env, std::string_view cuda_home) {
-  std::vector<std::filesystem::path> folders;
-  for (std::size_t pos = 0; pos <= path_env.size();) {
-    const auto colon = std::min(path_env.find(':', pos), path_env.size());
-    if (colon > pos) folders.emplace_back(path_env.substr(pos, colon - pos));
-    pos = colon + 1;
-  }
-  if (!cuda_home.empty()) folders.push_back(std::filesystem::path(cuda_home) / "bin");
-  folders.emplace_back("/usr/local/cuda/bin");
-  for (const auto& folder : folders)
-    if (executable(folder / "compute-sanitizer")) return folder / "compute-sanitizer";
-  return std::nullopt;
+  return find_cuda_tool("compute-sanitizer", path_env, cuda_home);
 }
 
 std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer, SanitizerTool tool,

@@ -73,7 +73,18 @@ std::vector<Verdict> self_check_verdicts(const LabResult& result, const Manifest
     v.repeat = repeat;
     v.exercise = x.name;
     v.impl = std::string(impl);
-    verdicts.push_back(std::move(v));
+    verdicts.push_back(v);
+    // grade --self-check --concepts: the reference must show the idea it teaches, whatever points the check is
+    // worth; a check that could not be measured (no tool) is no verdict.
+    if (impl != "reference") continue;
+    for (const auto& c : x.concepts) {
+      if (!c.value) continue;
+      Verdict concept_verdict = v;
+      concept_verdict.expectation = fmt::format("concept '{}' {}", c.name, c.expected);
+      concept_verdict.passed = c.ok;
+      concept_verdict.detail = fmt::format("{:g}{}{}", *c.value, c.unit.empty() ? "" : " ", c.unit);
+      verdicts.push_back(std::move(concept_verdict));
+    }
   }
   return verdicts;
 }

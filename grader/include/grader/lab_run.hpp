@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "grader/concepts.hpp"
 #include "grader/discovery.hpp"
 #include "grader/formula.hpp"
 #include "grader/manifest.hpp"
@@ -93,9 +95,16 @@ struct ExerciseResult {
   /// `grade --sanitize`: one entry per compute-sanitizer tool run, "memcheck: clean", "racecheck: <first finding>"
   /// or "synccheck: could not run: <why>"; empty when none ran.
   std::vector<std::string> sanitized;
+  /// `grade --concepts`: one entry per concept check of the manifest, measured or skipped; empty when none ran.
+  /// Their points are in `score.total` and max_score(); a skipped check counts in neither.
+  std::vector<ConceptResult> concepts;
 
-  /// correctness_max + performance_max.
-  double max_score() const { return correctness_max + performance_max; }
+  /// correctness_max + performance_max + the points of the concept checks that were measured.
+  double max_score() const {
+    double concept_max = 0;
+    for (const auto& c : concepts) concept_max += c.points_max;
+    return correctness_max + performance_max + concept_max;
+  }
 };
 
 /// The outcome of one lab for one implementation.
@@ -135,6 +144,11 @@ struct GradeOptions {
   /// `grade --sanitize`: compute-sanitizer, run with the manifest's tools after a check that passed and before the
   /// timing (docs/sanitizer.md); empty: no sanitizer runs.
   std::optional<std::filesystem::path> sanitizer;
+  /// `grade --concepts`: the tools found, shared by every lab graded (what went wrong with one is said once); null: no
+  /// concept checks run (docs/concepts.md).
+  std::shared_ptr<ConceptTools> concepts;
+  /// Told once about a problem that touches every later exercise (ncu may not read the counters); may be empty.
+  std::function<void(const std::string&)> warn;
 };
 
 /// What `labN info` answered.

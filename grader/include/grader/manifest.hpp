@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "grader/concepts.hpp"
 #include "grader/sanitize.hpp"
 
 namespace grader {
@@ -40,6 +41,8 @@ struct ExerciseSpec {
   /// The % of its ceiling the reference reaches on the course's GPU (`"reference_percent_of_ceiling"`, optional):
   /// a run whose reference falls far below it is not graded (status invalid-run, grader/lab_run.hpp).
   std::optional<double> reference_percent_of_ceiling;
+  /// `grade --concepts`: the checks the manifest's top-level `"concepts"` list gives this exercise (docs/concepts.md).
+  std::vector<ConceptSpec> concepts;
 
   /// correctness_points + performance_points.
   double max_score() const { return correctness_points + performance_points; }
