@@ -1,8 +1,16 @@
 #include <harness/cuda_check.hpp>
 #include <harness/device.hpp>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <fstream>
 #include <regex>
+#include <stdexcept>
+#include <system_error>
 
 namespace harness {
 
@@ -24,6 +32,80 @@ void* pinned_malloc(std::size_t bytes) {
 
 void pinned_free(void* ptr) noexcept {
   if (ptr) CUDA_CHECK_NOTHROW(cudaFreeHost(ptr));
+}
+
+namespace {
+/// `bytes` rounded up to whole pages: what the memfd holds and what is mapped, so that no byte of the mapping lies past
+/// the end of the file (a SIGBUS where touched).
+std::size_t whole_pages(std::size_t bytes) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+[[noreturn]] void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
+}  // namespace
+
+SharedHostMemory::SharedHostMemory(std::size_t bytes, bool pin) {
+  const int fd = ::memfd_create("harness-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) throw_errno("memfd_create");
+  // Sealed at its size: a runner that could shrink it would make the referee's next read of the mapping a SIGBUS.
+  if (::ftruncate(fd, static_cast<off_t>(whole_pages(bytes))) != 0 ||
+      ::fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    const int error = errno;
+    ::close(fd);
+    errno = error;
+    throw_errno("sizing shared host memory");
+  }
+  try {
+    map(fd, bytes, pin);
+  } catch (...) {  // no destructor runs for an object whose constructor threw
+    ::close(fd);
+    throw;
+  }
+  fd_ = fd;
+}
+
+SharedHostMemory SharedHostMemory::adopt(int fd, std::size_t bytes, bool pin) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || static_cast<std::size_t>(st.st_size) != whole_pages(bytes)) {
+    ::close(fd);
+    throw std::invalid_argument("shared host memory of the wrong size: the referee's buffer is not this one");
+  }
+  SharedHostMemory m;
+  try {
+    m.map(fd, bytes, pin);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);  // the mapping keeps the memory; nothing here needs the descriptor again
+  return m;
+}
+
+void SharedHostMemory::map(int fd, std::size_t bytes, bool pin) {
+  const std::size_t length = whole_pages(bytes);
+  void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) throw_errno("mmap of shared host memory");
+  if (pin) {
+    // Portable: pinned for every context; mapped: reachable from kernels at the same address (unified addressing), as
+    // cudaMallocHost memory is. Both processes register the same pages.
+    try {
+      CUDA_CHECK(cudaHostRegister(p, length, cudaHostRegisterPortable | cudaHostRegisterMapped));
+    } catch (...) {
+      ::munmap(p, length);
+      throw;
+    }
+  }
+  ptr_ = p;
+  bytes_ = bytes;
+  pinned_ = pin;
+}
+
+SharedHostMemory::~SharedHostMemory() {
+  if (ptr_) {
+    if (pinned_) CUDA_CHECK_NOTHROW(cudaHostUnregister(ptr_));  // before munmap: the driver holds the pages till then
+    ::munmap(ptr_, whole_pages(bytes_));
+  }
+  if (fd_ >= 0) ::close(fd_);
 }
 
 // A blocking stream: work issued on the legacy default stream before (setup copies, memsets in lab code) is ordered

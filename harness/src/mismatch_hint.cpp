@@ -36,11 +36,12 @@ std::string format(std::string_view pattern, const Args&... args) {
 }
 
 // The harness's fill words (problem.cpp, kept equal to its kPoisonWord and guard words): outputs hold 0x7FFFFFFF
-// (NaN as a float, INT_MAX as an int32) until the kernel writes them; the guard zones around inputs and outputs hold NaNs with
-// payloads no GPU arithmetic makes, so one of those in an output was copied from outside an array.
+// (NaN as a float, INT_MAX as an int32) until the kernel writes them; the guard zones around inputs, outputs and scratch
+// hold NaNs with payloads no GPU arithmetic makes, so one of those in an output was copied from outside an array.
 constexpr std::uint32_t kPoisonWord = 0x7FFFFFFFu;
 constexpr std::uint32_t kInputGuardWord = 0x7FC1A5A5u;
 constexpr std::uint32_t kOutputGuardWord = 0x7FC2A5A5u;
+constexpr std::uint32_t kScratchGuardWord = 0x7FC3A5A5u;
 
 template <class T>
 std::uint32_t bits_of(T v) {
@@ -57,7 +58,8 @@ bool is_poison(T v) {
 
 template <class T>
 bool is_guard(T v) {
-  return std::is_same_v<T, float> && (bits_of(v) == kInputGuardWord || bits_of(v) == kOutputGuardWord);
+  return std::is_same_v<T, float> &&
+         (bits_of(v) == kInputGuardWord || bits_of(v) == kOutputGuardWord || bits_of(v) == kScratchGuardWord);
 }
 
 bool within(double got, double want, double atol, double rtol) {

@@ -2,6 +2,8 @@
 
 #include "device_verify.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -21,17 +23,31 @@ constexpr std::size_t kGuardBytes = 64 * 1024;
 // one in is off by two billion, or overflows). A read past the end must change the answer visibly: the old guard byte
 // 0xA5 read as -2.9e-16f, which vanished in float sums of integer-valued inputs and in `x * 0` masks.
 // The guards are NaNs with payloads no GPU arithmetic makes (NVIDIA GPUs return the canonical NaN 0x7FFFFFFF), so a
-// kernel writing `alpha * x[i]` past the end of y, with x[i] a guard NaN, still changes y's guard; and inputs and
-// outputs have different guard words, so a copy from one guard zone into another does too.
+// kernel writing `alpha * x[i]` past the end of y, with x[i] a guard NaN, still changes y's guard; and inputs,
+// outputs and scratch have different guard words, so a copy from one guard zone into another does too (lab 07's
+// pipelines copy a device scratch array into a host output: one element too many would carry the scratch's guard).
 constexpr std::uint32_t kInputGuardWord = 0x7FC1A5A5u;
 constexpr std::uint32_t kOutputGuardWord = 0x7FC2A5A5u;
+constexpr std::uint32_t kScratchGuardWord = 0x7FC3A5A5u;
 constexpr std::uint32_t kPoisonWord = 0x7FFFFFFFu;  // NaN; INT_MAX
 std::uint32_t guard_word(Buffer::Role role) {
-  return role == Buffer::Role::input ? kInputGuardWord : kOutputGuardWord;
+  switch (role) {
+    case Buffer::Role::input: return kInputGuardWord;
+    case Buffer::Role::output: return kOutputGuardWord;
+    case Buffer::Role::scratch: return kScratchGuardWord;
+  }
+  return kOutputGuardWord;
 }
 /// Byte `offset` of an allocation filled with `word` from its start (little-endian).
 constexpr unsigned char pattern_byte(std::uint32_t word, std::size_t offset) {
   return static_cast<unsigned char>(word >> (8 * (offset % 4)));
+}
+/// detail::fill_words on host memory: `bytes` at `p` (4-byte aligned) filled with `word`, here and now.
+void fill_host_words(void* p, std::size_t bytes, std::uint32_t word) {
+  auto* words = static_cast<std::uint32_t*>(p);
+  std::fill_n(words, bytes / 4, word);
+  auto* tail = static_cast<unsigned char*>(p) + bytes / 4 * 4;
+  for (std::size_t k = 0; k < bytes % 4; ++k) tail[k] = pattern_byte(word, k);
 }
 }  // namespace
 
@@ -76,8 +92,8 @@ std::vector<Shape> shapes_2d(const std::vector<std::int64_t>& rows, const std::v
 // ---- Buffer ----
 
 namespace {
-std::vector<std::string>& handles_to_map() {
-  static std::vector<std::string> handles;  // consumed from the front
+std::vector<BufferHandle>& handles_to_map() {
+  static std::vector<BufferHandle> handles;  // consumed from the front
   return handles;
 }
 
@@ -89,20 +105,37 @@ bool& host_only() {
 
 void set_host_only(bool on) { host_only() = on; }
 
-void map_next_buffers(std::vector<std::string> handles) { handles_to_map() = std::move(handles); }
+void map_next_buffers(std::vector<BufferHandle> handles) {
+  for (const auto& h : handles_to_map())  // left by a problem that failed half-way: nothing will map them
+    if (h.fd >= 0) ::close(h.fd);
+  handles_to_map() = std::move(handles);
+}
 std::size_t buffers_left_to_map() { return handles_to_map().size(); }
 
-Buffer::Buffer(Problem& owner, Role role, std::string name, std::size_t bytes)
-    : role_(role), name_(std::move(name)), bytes_(bytes) {
+Buffer::Buffer(Problem& owner, Role role, std::string name, std::size_t bytes, Memory memory)
+    : role_(role), name_(std::move(name)), bytes_(bytes), memory_(memory) {
+  const std::size_t whole = bytes + 2 * kGuardBytes;
   auto& handles = handles_to_map();
   if (!handles.empty()) {  // runner side: the referee's allocation, guards already set
-    cudaIpcMemHandle_t handle;
-    if (handles.front().size() != sizeof handle) throw std::invalid_argument("malformed CUDA IPC handle");
-    std::memcpy(&handle, handles.front().data(), sizeof handle);
+    BufferHandle h = std::move(handles.front());
     handles.erase(handles.begin());
-    CUDA_CHECK(cudaIpcOpenMemHandle(&mapped_, handle, cudaIpcMemLazyEnablePeerAccess));
+    if ((h.fd >= 0) != (memory == Memory::host)) {
+      if (h.fd >= 0) ::close(h.fd);
+      throw std::invalid_argument("buffer '" + name_ + "': the referee's buffer is in other memory");
+    }
+    if (memory == Memory::host) {
+      host_ = SharedHostMemory::adopt(h.fd, whole, !host_only());
+    } else {
+      cudaIpcMemHandle_t handle;
+      if (h.ipc.size() != sizeof handle) throw std::invalid_argument("malformed CUDA IPC handle");
+      std::memcpy(&handle, h.ipc.data(), sizeof handle);
+      CUDA_CHECK(cudaIpcOpenMemHandle(&mapped_, handle, cudaIpcMemLazyEnablePeerAccess));
+    }
+  } else if (memory == Memory::host) {  // made even in host_only mode: host memory needs no GPU
+    host_ = SharedHostMemory(whole, !host_only());
+    fill_host_words(host_.get(), whole, guard_word(role));
   } else if (!host_only()) {
-    storage_ = DeviceBuffer<unsigned char>(bytes + 2 * kGuardBytes);
+    storage_ = DeviceBuffer<unsigned char>(whole);
     detail::fill_words(storage_.get(), storage_.bytes(), guard_word(role), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());  // the fill is asynchronous: finish before any stream can touch it
   }
@@ -114,16 +147,23 @@ Buffer::~Buffer() {
 }
 
 std::string Buffer::ipc_handle() const {
+  if (memory_ == Memory::host) throw std::logic_error("buffer '" + name_ + "' is host memory: it has no IPC handle");
   cudaIpcMemHandle_t handle;
   CUDA_CHECK(cudaIpcGetMemHandle(&handle, storage_.get()));
   return {reinterpret_cast<const char*>(&handle), sizeof handle};
 }
 
 void* Buffer::raw_data() const {
-  return static_cast<unsigned char*>(mapped_ ? mapped_ : storage_.get()) + kGuardBytes;
+  void* base = memory_ == Memory::host ? host_.get() : mapped_ ? mapped_ : storage_.get();
+  return static_cast<unsigned char*>(base) + kGuardBytes;
 }
 
-void Buffer::poison(cudaStream_t stream) { detail::fill_words(raw_data(), bytes_, kPoisonWord, stream); }
+void Buffer::poison(cudaStream_t stream) {
+  if (memory_ == Memory::host)
+    fill_host_words(raw_data(), bytes_, kPoisonWord);
+  else
+    detail::fill_words(raw_data(), bytes_, kPoisonWord, stream);
+}
 
 bool Buffer::guards_intact() const {
   std::vector<unsigned char> guard(kGuardBytes);
@@ -134,14 +174,29 @@ bool Buffer::guards_intact() const {
     return true;
   };
   const auto* data = static_cast<const unsigned char*>(raw_data());
-  CUDA_CHECK(cudaMemcpy(guard.data(), data - kGuardBytes, kGuardBytes, cudaMemcpyDeviceToHost));
+  const auto read = [&](const unsigned char* from) {
+    if (memory_ == Memory::host)
+      std::memcpy(guard.data(), from, kGuardBytes);
+    else
+      CUDA_CHECK(cudaMemcpy(guard.data(), from, kGuardBytes, cudaMemcpyDeviceToHost));
+  };
+  read(data - kGuardBytes);
   if (!intact(0)) return false;
-  CUDA_CHECK(cudaMemcpy(guard.data(), data + bytes_, kGuardBytes, cudaMemcpyDeviceToHost));
+  read(data + bytes_);
   return intact(kGuardBytes + bytes_);
 }
 
-void Buffer::download(void* host) const { CUDA_CHECK(cudaMemcpy(host, raw_data(), bytes_, cudaMemcpyDeviceToHost)); }
+void Buffer::download(void* host) const {
+  if (memory_ == Memory::host)
+    std::memcpy(host, raw_data(), bytes_);
+  else
+    CUDA_CHECK(cudaMemcpy(host, raw_data(), bytes_, cudaMemcpyDeviceToHost));
+}
 void Buffer::upload(const void* host) {
+  if (memory_ == Memory::host) {  // shared host memory, made even in host-only mode
+    std::memcpy(raw_data(), host, bytes_);
+    return;
+  }
   if (!on_device()) return;  // host only (set_host_only): the values stay on the host
   CUDA_CHECK(cudaMemcpy(raw_data(), host, bytes_, cudaMemcpyHostToDevice));
   // From pageable memory cudaMemcpy may return before the DMA has landed; a kernel launched next on another stream
@@ -200,6 +255,10 @@ void Input<T>::set_random(RandomValues values) {
     host_ = std::move(values);
     recipe_ = recipe;
     pristine_ = {};
+    if (memory() == Memory::host) {  // filled here: the values are on the host already, no GPU needed
+      upload(host_.data());
+      return;
+    }
     if (!on_device()) return;
     random_on_device(recipe, recipe.seed, static_cast<float*>(raw_data()), host_.size());
     pristine_ = DeviceBuffer<T>(host_.size());
@@ -221,6 +280,7 @@ void Input<T>::refresh(std::uint64_t salt) {
 
 template <class T>
 void Input<T>::verify_on_device(std::vector<std::string>& problems) const {
+  if (memory() == Memory::host) return verify(true, problems);  // nothing to gain from the GPU
   if (!guards_intact()) problems.push_back("out-of-bounds write: something wrote just outside input '" + name() + "'");
   if (pristine_.size() != host_.size()) {
     pristine_ = DeviceBuffer<T>(host_.size());
@@ -232,6 +292,7 @@ void Input<T>::verify_on_device(std::vector<std::string>& problems) const {
 
 template <class T>
 void Output<T>::verify_on_device(std::vector<std::string>& problems) const {
+  if (memory() == Memory::host) return verify(true, problems);  // nothing to gain from the GPU
   if (!guards_intact())
     problems.push_back("out-of-bounds write: something wrote just outside output '" + name() + "' (" +
                        std::to_string(count_) + " elements)");
@@ -267,7 +328,22 @@ template <class T>
 void Output<T>::save(std::size_t slot) {
   if (saved_.size() <= slot) saved_.resize(slot + 1);
   if (saved_[slot].size() != count_) saved_[slot] = DeviceBuffer<T>(count_);
-  CUDA_CHECK(cudaMemcpy(saved_[slot].get(), data(), count_ * sizeof(T), cudaMemcpyDeviceToDevice));
+  CUDA_CHECK(cudaMemcpy(saved_[slot].get(), data(), count_ * sizeof(T), cudaMemcpyDefault));  // device or host
+}
+
+template <class T>
+std::optional<std::int64_t> Output<T>::first_unwritten_sample() const {
+  if (memory() != Memory::host || count_ == 0) return std::nullopt;
+  static_assert(sizeof(T) == sizeof kPoisonWord, "poison is one word per element");
+  const auto* words = static_cast<const std::uint32_t*>(raw_data());
+  const auto n = static_cast<std::int64_t>(count_);
+  for (std::int64_t q = 0; q <= 64; ++q) {
+    const std::int64_t i = q * (n - 1) / 64;
+    std::uint32_t w;
+    std::memcpy(&w, words + i, sizeof w);  // the word as it is now: a DMA may still be writing it
+    if (w == kPoisonWord) return i;
+  }
+  return std::nullopt;
 }
 
 template <class T>
@@ -299,11 +375,13 @@ template class Input<float>;
 template class Input<std::int32_t>;
 template class Output<float>;
 template class Output<std::int32_t>;
+template class Scratch<float>;
 template class Scratch<std::int32_t>;
 
 // ---- Problem ----
 
 void Problem::poison(cudaStream_t stream) {
+  unjoined_.reset();
   for (Buffer* b : buffers_)
     if (b->role() != Buffer::Role::input) b->poison(stream);
 }
@@ -320,8 +398,24 @@ Verdict verdict_of(const std::vector<std::string>& problems) {
 Verdict Problem::verify(bool check_contents) const {
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<std::string> problems;
+  if (unjoined_ && unjoined_->buffer < buffers_.size()) {
+    const std::string at = buffers_[unjoined_->buffer]->name() + "[" + std::to_string(unjoined_->element) + "]";
+    problems.push_back(at + " was not written when the harness's stream had finished: either it is never written, "
+                       "or work on your own streams is not ordered before `stream` (record an event at the end of "
+                       "each of your streams and make `stream` wait on it)");
+  }
   for (const Buffer* b : buffers_) b->verify(check_contents, problems);
   return verdict_of(problems);
+}
+
+bool Problem::checks_on_device() const {
+  return std::none_of(buffers_.begin(), buffers_.end(), [](const Buffer* b) { return b->memory() == Memory::host; });
+}
+
+std::optional<Problem::Unjoined> Problem::first_unjoined() const {
+  for (std::size_t k = 0; k < buffers_.size(); ++k)
+    if (const auto i = buffers_[k]->first_unwritten_sample()) return Unjoined{k, *i};
+  return std::nullopt;
 }
 
 Verdict Problem::verify_on_device() const {
@@ -360,12 +454,6 @@ Verdict Problem::verify_unchanged() const {
 
 bool Problem::sampled_check() const {
   return std::any_of(buffers_.begin(), buffers_.end(), [](const Buffer* b) { return b->sampled_check(); });
-}
-
-std::vector<std::string> Problem::ipc_handles() const {
-  std::vector<std::string> handles;
-  for (const Buffer* b : buffers_) handles.push_back(b->ipc_handle());
-  return handles;
 }
 
 // ---- ceilings ----

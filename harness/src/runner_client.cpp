@@ -1,5 +1,5 @@
-// The referee's side of the grading boundary (runner.hpp): runner processes spawned with two pipes, and the in-process
-// runner of labs that link their implementations into the lab binary.
+// The referee's side of the grading boundary (runner.hpp): runner processes spawned with two pipes for commands and
+// answers and a socket that hands them the descriptors of shared host memory.
 #include <harness/cuda_check.hpp>
 #include <harness/device.hpp>
 #include <harness/problem.hpp>
@@ -12,6 +12,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -119,6 +120,29 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
+/// Sends `fds` over the socket `socket` in one message (SCM_RIGHTS): the runner receives its own descriptors of the
+/// same memory. False if the runner is gone.
+bool send_descriptors(int socket, const std::vector<int>& fds) {
+  if (fds.size() > kMaxSharedBuffers) throw std::logic_error("a problem with more host buffers than a runner takes");
+  char byte = 'F';
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxSharedBuffers)] = {};
+  msghdr message{};
+  message.msg_iov = &iov;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+  std::memcpy(CMSG_DATA(header), fds.data(), sizeof(int) * fds.size());
+  ssize_t n;
+  do n = ::sendmsg(socket, &message, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  return n == 1;
+}
+
 /// What `program --list` prints on stdout (no shell: the path is passed as it is).
 std::string list_output(const fs::path& program) {
   int out[2];
@@ -168,9 +192,23 @@ class RemoteRunner final : public Runner {
   [[nodiscard]] const std::string& name() const override { return name_; }
 
   void open(const std::string& exercise, Problem& problem) override {
+    // Device buffers go as CUDA IPC handles; host buffers as "fd", their descriptors sent over the socket first, in
+    // the same order (the runner takes them before it reads the handles).
     json handles = json::array();
-    for (const auto& h : problem.ipc_handles()) handles.push_back(hex(h));
+    std::vector<int> fds;
+    for (const Buffer* b : problem.buffers()) {
+      if (b->memory() == Memory::host) {
+        handles.push_back("fd");
+        fds.push_back(b->shared_fd());
+      } else {
+        handles.push_back(hex(b->ipc_handle()));
+      }
+    }
+    if (pid_ <= 0) throw RunnerFailure("runner '" + name_ + "' is not running", true);
+    if (!fds.empty() && !send_descriptors(fds_, fds)) throw RunnerFailure("runner '" + name_ + "' " + death(), true);
+    problem_ = nullptr;
     call({{"op", "open"}, {"exercise", exercise}, {"shape", problem.shape().str()}, {"handles", handles}});
+    problem_ = &problem;
   }
 
   RunnerSample run() override {
@@ -179,16 +217,31 @@ class RemoteRunner final : public Runner {
     const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!reply.contains("ms") || !reply.at("ms").is_number())
       throw RunnerFailure("runner '" + name_ + "' answered a run without a time", true);
+    // A host output still unwritten when the runner's stream had finished (Problem::first_unjoined()), which the
+    // problem's verify() reports. Trusting the runner here is harmless: the runner answers only after a device-wide
+    // synchronize and the referee's clock bounds its time, so work left unjoined is in the time all the same and the
+    // output is checked all the same; a runner that hides it only skips a message that teaches the fork-join rule.
+    if (const auto it = reply.find("unjoined"); it != reply.end() && problem_) {
+      const auto& u = *it;
+      if (!u.is_array() || u.size() != 2 || !u[0].is_number_unsigned() || !u[1].is_number_integer())
+        throw RunnerFailure("runner '" + name_ + "' answered garbage: " + reply.dump().substr(0, 120), true);
+      problem_->note_unjoined({u[0].get<std::size_t>(), u[1].get<std::int64_t>()});
+    }
     return {reply.at("ms").get<double>(), wall};
   }
 
-  void close() override { call({{"op", "close"}}); }
+  void close() override {
+    problem_ = nullptr;
+    call({{"op", "close"}});
+  }
 
  private:
   void spawn() {
-    int commands[2], replies[2];
+    int commands[2], replies[2], descriptors[2];
     if (::pipe2(commands, O_CLOEXEC) != 0 || ::pipe2(replies, O_CLOEXEC) != 0)
       throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, descriptors) != 0)
+      throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
     const std::string path = program_.string();
     std::vector<std::string> env_strings = runner_environment();
     std::vector<char*> envp;
@@ -222,30 +275,40 @@ class RemoteRunner final : public Runner {
     if (pid_ == 0) {  // only async-signal-safe calls until exec
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(127);
-      ::dup2(commands[0], 3);
-      ::dup2(replies[1], 4);
+      // Each source first above the targets, so that no dup2 below has a source that is already its target (that
+      // dup2 would keep close-on-exec, and the runner would start without the descriptor).
+      int sources[] = {commands[0], replies[1], descriptors[1], program_fd};
+      for (int& fd : sources) fd = ::fcntl(fd, F_DUPFD, 10);
+      ::dup2(sources[0], 3);
+      ::dup2(sources[1], 4);
+      ::dup2(sources[2], 5);
+      ::dup2(sources[3], 6);  // dup2 clears close-on-exec: set it again, the runner has no use for it
+      ::fcntl(6, F_SETFD, FD_CLOEXEC);
       ::dup2(2, 1);  // the student's printf goes to stderr: the referee's stdout carries nothing of theirs
       const int null_fd = ::open("/dev/null", O_RDONLY);
       if (null_fd >= 0) ::dup2(null_fd, 0);
-      ::dup2(program_fd, 5);  // dup2 clears close-on-exec: set it again, the runner has no use for it
-      ::fcntl(5, F_SETFD, FD_CLOEXEC);
-      ::close_range(6, ~0u, 0);
-      exec_as(runner_identity, 5, argv.data(), envp.data());
+      ::close_range(7, ~0u, 0);
+      exec_as(runner_identity, 6, argv.data(), envp.data());
       [[maybe_unused]] auto written = ::write(4, cannot_start.data(), cannot_start.size());
       ::_exit(127);
     }
     ::close(program_fd);
     ::close(commands[0]);
     ::close(replies[1]);
+    ::close(descriptors[1]);
     to_ = commands[1];
     from_ = ::fdopen(replies[0], "r");
+    fds_ = descriptors[0];
+    ::shutdown(fds_, SHUT_RD);  // descriptors go one way: nothing a runner sends back can pile up here
   }
 
   void stop() noexcept {
     if (to_ >= 0) ::close(to_);
     if (from_) std::fclose(from_);
+    if (fds_ >= 0) ::close(fds_);
     to_ = -1;
     from_ = nullptr;
+    fds_ = -1;
     if (pid_ > 0) {
       ::kill(pid_, SIGKILL);
       int status = 0;
@@ -295,43 +358,8 @@ class RemoteRunner final : public Runner {
   pid_t pid_ = -1;
   int to_ = -1;
   FILE* from_ = nullptr;
-};
-
-/// An implementation linked into the lab binary (an in-process lab): timed with events on its own stream.
-class LocalRunner final : public Runner {
- public:
-  explicit LocalRunner(const Impl& impl) : impl_(impl) {}
-  [[nodiscard]] const std::string& name() const override { return impl_.name(); }
-  void open(const std::string& /*exercise*/, Problem& problem) override { problem_ = &problem; }
-  RunnerSample run() override {
-    if (!problem_) throw std::logic_error("run() before open()");
-    try {
-      const auto t0 = std::chrono::steady_clock::now();
-      start_.record(stream_.get());
-      problem_->run(impl_, stream_.get());
-      CUDA_CHECK(cudaGetLastError());
-      stop_.record(stream_.get());
-      // Only the stream: an in-process lab's contract is that the launcher joins its own streams into this one, and
-      // its verify() looks for work that was not (lab 07's no_join fixture).
-      stream_.synchronize();
-      const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      return {stop_.elapsed_ms_since(start_), wall};
-    } catch (const CudaError& e) {
-      if (e.sticky()) throw;  // the process's context is lost: nothing more can run here
-      throw RunnerFailure(e.what(), false);
-    } catch (const MissingLauncher&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw RunnerFailure(std::string("exception: ") + e.what(), false);
-    }
-  }
-  void close() override { problem_ = nullptr; }
-
- private:
-  const Impl& impl_;
-  Problem* problem_ = nullptr;
-  Stream stream_;
-  Event start_, stop_;
+  int fds_ = -1;                // the socket that hands the runner descriptors of shared host memory (its fd 5)
+  Problem* problem_ = nullptr;  // the open problem, which the runner's reports of a run are noted on
 };
 
 /// "mutant:zeros" -> "zeros"; empty for an ordinary implementation.
@@ -345,8 +373,6 @@ fs::path runner_directory() { return self_directory() / "runners"; }
 
 std::vector<std::string> runner_names() {
   std::vector<std::string> names;
-  for (const auto& [name, impl] : implementations()) names.push_back(name);
-  if (!names.empty()) return names;
   std::error_code error;
   const auto prefix = runner_prefix();
   for (const auto& entry : fs::directory_iterator(runner_directory(), error)) {
@@ -359,14 +385,6 @@ std::vector<std::string> runner_names() {
 
 std::vector<std::string> runner_exercises(const std::string& name) {
   if (!mutation_of(name).empty()) return runner_exercises("reference");
-  const auto& impls = implementations();
-  if (!impls.empty()) {
-    const auto it = impls.find(name);
-    if (it == impls.end()) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
-    std::vector<std::string> exercises;
-    for (const auto& [exercise, fn] : it->second.launchers()) exercises.push_back(exercise);
-    return exercises;
-  }
   const auto program = runner_directory() / (runner_prefix() + name);
   if (!fs::is_regular_file(program)) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
   const std::string text = list_output(program);
@@ -376,12 +394,6 @@ std::vector<std::string> runner_exercises(const std::string& name) {
 }
 
 std::unique_ptr<Runner> make_runner(const std::string& name) {
-  const auto& impls = implementations();
-  if (!impls.empty()) {
-    const auto it = impls.find(name);
-    if (it == impls.end()) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
-    return std::make_unique<LocalRunner>(it->second);
-  }
   if (const auto mutation = mutation_of(name); !mutation.empty()) {
     // The reference's runner, told to spoil each output after every run (runner/mutations.hpp).
     const auto program = runner_directory() / (runner_prefix() + "reference");

@@ -71,6 +71,53 @@ class PinnedBuffer {
   std::size_t count_ = 0;
 };
 
+/// Owns host memory that two processes share: the referee makes it (a memfd, sealed against resizing, mapped
+/// MAP_SHARED) and hands its descriptor to a runner, which maps the same pages (runner.hpp). Both page-lock their
+/// mapping with cudaHostRegister, so copies from and to it run at pinned speed, as from cudaMallocHost memory.
+/// Unregistered and unmapped on destruction. Move-only.
+class SharedHostMemory {
+ public:
+  SharedHostMemory() = default;
+  /// Makes `bytes` of shared memory (zeros), page-locked when `pin` (CPU tests, without a GPU, pass false).
+  /// Throws std::system_error (memfd, mmap) or CudaError (cudaHostRegister).
+  SharedHostMemory(std::size_t bytes, bool pin);
+  /// Maps the memory another process made, received as descriptor `fd`, which is closed once mapped (the mapping
+  /// keeps the memory). Throws std::invalid_argument when it is not `bytes` long.
+  static SharedHostMemory adopt(int fd, std::size_t bytes, bool pin);
+  ~SharedHostMemory();
+  /// Takes over `other`'s mapping.
+  SharedHostMemory(SharedHostMemory&& other) noexcept
+      : ptr_(std::exchange(other.ptr_, nullptr)),
+        bytes_(std::exchange(other.bytes_, 0)),
+        fd_(std::exchange(other.fd_, -1)),
+        pinned_(std::exchange(other.pinned_, false)) {}
+  /// Releases this mapping and takes over `other`'s.
+  SharedHostMemory& operator=(SharedHostMemory&& other) noexcept {
+    SharedHostMemory(std::move(other)).swap(*this);
+    return *this;
+  }
+  SharedHostMemory(const SharedHostMemory&) = delete;
+  SharedHostMemory& operator=(const SharedHostMemory&) = delete;
+  [[nodiscard]] void* get() const noexcept { return ptr_; }            ///< the host pointer
+  [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }  ///< the length asked for
+  /// The descriptor to hand to another process (close-on-exec here); -1 on the side that adopted it.
+  [[nodiscard]] int fd() const noexcept { return fd_; }
+  /// Exchanges the two mappings.
+  void swap(SharedHostMemory& other) noexcept {
+    std::swap(ptr_, other.ptr_);
+    std::swap(bytes_, other.bytes_);
+    std::swap(fd_, other.fd_);
+    std::swap(pinned_, other.pinned_);
+  }
+
+ private:
+  void map(int fd, std::size_t bytes, bool pin);
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+  int fd_ = -1;
+  bool pinned_ = false;
+};
+
 /// Owns a cudaStream_t, ordered after earlier work on the legacy default stream (a blocking stream). Move-only.
 class Stream {
  public:

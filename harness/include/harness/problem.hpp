@@ -65,7 +65,16 @@ enum class Bound {
 
 class Problem;
 
-/// A device buffer with guard zones on both sides, owned by a Problem. Base of Input and Output.
+/// Where a Buffer's storage lives.
+enum class Memory {
+  device,  ///< device memory (cudaMalloc); a runner maps it by its CUDA IPC handle
+  /// host memory the referee shares with its runners (SharedHostMemory: a memfd both map and page-lock), for
+  /// exercises about host arrays (lab 07's pipelines); checked on the host
+  host
+};
+
+/// A buffer with guard zones on both sides, owned by a Problem: device memory, or host memory shared with the runner.
+/// Base of Input, Output and Scratch.
 class Buffer {
  public:
   /// Inputs are checked for modification; outputs are poisoned before every run and compared after it; scratch is
@@ -75,23 +84,28 @@ class Buffer {
     output,  ///< poisoned before, compared after
     scratch  ///< poisoned before, contents are the launcher's business
   };
-  /// Allocates `bytes` plus guard zones and registers the buffer with `owner`.
-  Buffer(Problem& owner, Role role, std::string name, std::size_t bytes);
+  /// Allocates `bytes` plus guard zones in `memory` and registers the buffer with `owner` (on the runner side: maps
+  /// the referee's next buffer instead, map_next_buffers()).
+  Buffer(Problem& owner, Role role, std::string name, std::size_t bytes, Memory memory = Memory::device);
   virtual ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
   [[nodiscard]] const std::string& name() const { return name_; }  ///< for messages: "x", "y"
   [[nodiscard]] Role role() const { return role_; }                ///< input or output
+  [[nodiscard]] Memory memory() const { return memory_; }          ///< device or shared host memory
   /// Fills the buffer with 0x7FFFFFFF words (NaN as a float, INT_MAX as an int32) so an element the kernel never
-  /// writes cannot pass.
+  /// writes cannot pass: on `stream` for device memory, here and now for host memory.
   void poison(cudaStream_t stream);
   /// Appends to `problems` a line for each thing wrong with the buffer after a run.
   virtual void verify(bool check_contents, std::vector<std::string>& problems) const = 0;
   /// The same check as verify(true), done on the GPU against device copies of the reference and of the input, so
   /// that every timed run can be checked at a large shape in a few milliseconds.
   virtual void verify_on_device(std::vector<std::string>& problems) const = 0;
-  /// The CUDA IPC handle of the whole allocation (guards included), for a runner process to map (runner.hpp).
+  /// Device memory: the CUDA IPC handle of the whole allocation (guards included), for a runner process to map
+  /// (runner.hpp).
   [[nodiscard]] std::string ipc_handle() const;
+  /// Host memory: the descriptor of the shared memory (guards included), for a runner process to map (runner.hpp).
+  [[nodiscard]] int shared_fd() const { return host_.fd(); }
   /// Inputs: true when refresh() can make fresh values (they came with a RandomRecipe). Others: true.
   [[nodiscard]] virtual bool refreshable() const { return true; }
   /// Inputs: new values of the same kind, made on the GPU from the recipe's seed mixed with `salt`. Others: nothing.
@@ -106,6 +120,9 @@ class Buffer {
   virtual void verify_unchanged(std::vector<std::string>& problems) const { verify(false, problems); }
   /// Outputs: true when the CPU reference covers only sampled positions (expect_at).
   [[nodiscard]] virtual bool sampled_check() const { return false; }
+  /// Outputs in host memory: the first of 65 evenly spread elements that still holds the poison word, read right now
+  /// (Problem::first_unjoined()). Others: none.
+  [[nodiscard]] virtual std::optional<std::int64_t> first_unwritten_sample() const { return std::nullopt; }
 
  protected:
   [[nodiscard]] void* raw_data() const;  ///< start of the data, after the guard
@@ -122,18 +139,27 @@ class Buffer {
   Role role_;
   std::string name_;
   std::size_t bytes_;
-  DeviceBuffer<unsigned char> storage_;  // empty when the memory is another process's, mapped by IPC
+  Memory memory_;
+  DeviceBuffer<unsigned char> storage_;  // device memory: empty when it is another process's, mapped by IPC
   void* mapped_ = nullptr;               // that mapping (runner side), closed on destruction
+  SharedHostMemory host_;                // host memory: made here (referee) or adopted (runner)
 };
 
 /// CPU tests: Buffers made while this is on get no device memory and inputs stay on the host, so that a Problem's
-/// generate() computes its inputs and references without a GPU (tests/labs/lab_mutations.cpp). Nothing may run then.
+/// generate() computes its inputs and references without a GPU (tests/labs/lab_mutations.cpp). Buffers in host
+/// memory get their shared memory, not page-locked. No CUDA call may run then.
 void set_host_only(bool on);
 
-/// Runner side of the grading boundary: the next Buffers constructed (in construction order) map these CUDA IPC
-/// handles of the referee's allocations instead of allocating their own. The referee and the runner build the same
-/// Problem at the same shape, so the k-th buffer of one is the k-th of the other.
-void map_next_buffers(std::vector<std::string> handles);
+/// How a runner maps one of the referee's buffers.
+struct BufferHandle {
+  std::string ipc;  ///< device memory: the CUDA IPC handle (cudaIpcMemHandle_t's bytes)
+  int fd = -1;      ///< host memory: a descriptor of the shared memory, taken over (closed once mapped)
+};
+
+/// Runner side of the grading boundary: the next Buffers constructed (in construction order) map these handles of
+/// the referee's allocations instead of allocating their own. The referee and the runner build the same Problem at
+/// the same shape, so the k-th buffer of one is the k-th of the other (in the same memory: a mismatch throws).
+void map_next_buffers(std::vector<BufferHandle> handles);
 /// Handles given to map_next_buffers() that no Buffer has taken yet (0 once a Problem has taken all of its own).
 std::size_t buffers_left_to_map();
 
@@ -141,9 +167,9 @@ std::size_t buffers_left_to_map();
 template <class T>
 class Input : public Buffer {
  public:
-  /// `count` elements called `name`, owned by `owner`.
-  Input(Problem& owner, std::string name, std::size_t count)
-      : Buffer(owner, Role::input, std::move(name), count * sizeof(T)) {}
+  /// `count` elements called `name`, owned by `owner`, in `memory`.
+  Input(Problem& owner, std::string name, std::size_t count, Memory memory = Memory::device)
+      : Buffer(owner, Role::input, std::move(name), count * sizeof(T), memory) {}
   /// Uploads `host` and keeps it to check, after each run, that the kernel did not write to the input.
   void set(std::vector<T> host) {
     host_ = std::move(host);
@@ -158,7 +184,8 @@ class Input : public Buffer {
   void set(RandomValues values) {
     set_random(std::move(values));
   }
-  [[nodiscard]] const T* data() const { return static_cast<const T*>(raw_data()); }  ///< the device pointer
+  /// The data: a device pointer, or for host memory a host pointer (page-locked where a GPU is).
+  [[nodiscard]] const T* data() const { return static_cast<const T*>(raw_data()); }
   [[nodiscard]] const std::vector<T>& host() const { return host_; }  ///< the values uploaded
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
   void verify_on_device(std::vector<std::string>& problems) const override;
@@ -177,9 +204,9 @@ class Input : public Buffer {
 template <class T>
 class Output : public Buffer {
  public:
-  /// `count` elements called `name`, owned by `owner`.
-  Output(Problem& owner, std::string name, std::size_t count)
-      : Buffer(owner, Role::output, std::move(name), count * sizeof(T)), count_(count) {}
+  /// `count` elements called `name`, owned by `owner`, in `memory`.
+  Output(Problem& owner, std::string name, std::size_t count, Memory memory = Memory::device)
+      : Buffer(owner, Role::output, std::move(name), count * sizeof(T), memory), count_(count) {}
   /// Sets the CPU reference of every element and the tolerance.
   void expect(std::vector<double> reference, Tolerance tolerance) {
     reference_ = std::move(reference);
@@ -196,8 +223,9 @@ class Output : public Buffer {
     tolerance_ = std::move(tolerance);
     device_.reset();
   }
-  [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }  ///< the device pointer
-  [[nodiscard]] std::size_t size() const { return count_; }              ///< elements
+  /// The data: a device pointer, or for host memory a host pointer (page-locked where a GPU is).
+  [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }
+  [[nodiscard]] std::size_t size() const { return count_; }  ///< elements
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
   void verify_on_device(std::vector<std::string>& problems) const override;
   /// What verify() decides of `values` (size() elements, as a kernel would leave them), on the host: the output's
@@ -210,6 +238,7 @@ class Output : public Buffer {
   /// The tolerance the reference is compared with (mismatch_hint.hpp classifies with the same one).
   [[nodiscard]] const Tolerance& tolerance() const { return tolerance_; }
   [[nodiscard]] bool sampled_check() const override { return !sampled_.empty(); }
+  [[nodiscard]] std::optional<std::int64_t> first_unwritten_sample() const override;
   void save(std::size_t slot) override;
   void compare_saved(std::size_t slot, std::size_t against, std::vector<std::string>& problems) const override;
 
@@ -234,9 +263,9 @@ class Output : public Buffer {
 template <class T>
 class Scratch : public Buffer {
  public:
-  /// `count` elements called `name`, owned by `owner`.
-  Scratch(Problem& owner, std::string name, std::size_t count)
-      : Buffer(owner, Role::scratch, std::move(name), count * sizeof(T)) {}
+  /// `count` elements called `name`, owned by `owner`, in `memory`.
+  Scratch(Problem& owner, std::string name, std::size_t count, Memory memory = Memory::device)
+      : Buffer(owner, Role::scratch, std::move(name), count * sizeof(T), memory) {}
   [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }  ///< the device pointer
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
   void verify_on_device(std::vector<std::string>& problems) const override;
@@ -261,24 +290,43 @@ class Problem {
   virtual void generate(std::uint64_t seed) = 0;
   /// Launches `impl`'s launcher for this exercise on `stream`. Must not synchronize.
   virtual void run(const Impl& impl, cudaStream_t stream) = 0;
+  /// Runner side, before the timed interval around run(): untimed set-up that belongs to the implementation (lab 07's
+  /// pinned_memory copies the input into the arrays the implementation's allocator made). Default: nothing.
+  virtual void before_run(const Impl& /*impl*/) {}
+  /// Runner side, after the device is idle again: untimed work that gives the referee what run() made (copying it
+  /// into an Output). Default: nothing.
+  virtual void after_run(const Impl& /*impl*/) {}
   /// The unavoidable bytes and flops at this shape.
   [[nodiscard]] virtual Work work() const = 0;
 
   [[nodiscard]] const Shape& shape() const { return shape_; }  ///< the shape it was made for
-  /// Poisons every output and scratch buffer.
+  /// Poisons every output and scratch buffer, and forgets an earlier run's note_unjoined().
   void poison(cudaStream_t stream);
   /// Checks guards of every buffer and, when `check_contents`, that outputs match the reference and inputs are
-  /// unchanged. Synchronizes the device first. Override to check more (host outputs, say), calling this first.
+  /// unchanged, and that the last run's host outputs were written when the runner's stream finished
+  /// (note_unjoined()). Synchronizes the device first. Override to check more, calling this first.
   [[nodiscard]] virtual Verdict verify(bool check_contents = true) const;
-  /// verify(true) on the GPU (Buffer::verify_on_device), for timed runs at large shapes. Problems whose verify() checks
-  /// more than their buffers (host outputs) return false from checks_on_device() and are checked by verify().
+  /// verify(true) on the GPU (Buffer::verify_on_device), for timed runs at large shapes. Problems with buffers in host
+  /// memory, or whose verify() checks more than their buffers, return false from checks_on_device() and are checked
+  /// by verify().
   [[nodiscard]] Verdict verify_on_device() const;
-  /// True when verify_on_device() checks everything verify(true) does.
-  [[nodiscard]] virtual bool checks_on_device() const { return true; }
+  /// True when verify_on_device() checks everything verify(true) does: by default, when no buffer is in host memory.
+  [[nodiscard]] virtual bool checks_on_device() const;
   /// Every buffer, in construction order.
   [[nodiscard]] const std::vector<Buffer*>& buffers() const { return buffers_; }
-  /// The IPC handles of every buffer, in construction order (Buffer::ipc_handle()).
-  [[nodiscard]] std::vector<std::string> ipc_handles() const;
+
+  /// A host output found unwritten once the harness's stream had finished: buffers()[buffer] at `element`.
+  struct Unjoined {
+    std::size_t buffer = 0;    ///< index in buffers()
+    std::int64_t element = 0;  ///< the element still poisoned
+  };
+  /// Runner side, once the stream run() was given has finished and before the device-wide synchronize: the first
+  /// sampled element of a host output still poisoned, which means work the launcher left on streams of its own that
+  /// it never made the harness's stream wait for (or an element it never writes). Default: every host output's
+  /// first_unwritten_sample(). Problems whose outputs are written after the run (after_run()) override it.
+  [[nodiscard]] virtual std::optional<Unjoined> first_unjoined() const;
+  /// Referee side: what the runner reported of the last run (first_unjoined()); verify() turns it into a failure.
+  void note_unjoined(const Unjoined& unjoined) { unjoined_ = unjoined; }
 
   /// True when every input can be made afresh on the GPU (all came from random_ints or random_floats) and
   /// checks_on_device(): then timed runs get new inputs every round (refresh_inputs) and each implementation's output
@@ -300,6 +348,7 @@ class Problem {
   friend class Buffer;
   Shape shape_;
   std::vector<Buffer*> buffers_;
+  std::optional<Unjoined> unjoined_;
 };
 
 /// Something timed as a ceiling: it does `amount()` bytes (memory-bound) or flops (compute-bound) per run.

@@ -6,17 +6,23 @@
 /// policy, and no implementation. Each implementation (student, reference, baseline, a known-wrong fixture) is built
 /// into its own small program, `runners/labN-<impl>`, that links only that implementation's launchers and the lab's
 /// problem definitions. The referee allocates every buffer, generates the inputs and poisons the outputs; the runner
-/// maps the same device memory through CUDA IPC handles and runs its launcher on it when told to; the referee then
-/// checks the output through its own pointers. Code in a submission can rewrite anything in its own process, and its
-/// process holds nothing that grades.
+/// maps the same memory and runs its launcher on it when told to; the referee then checks the output through its own
+/// pointers. Code in a submission can rewrite anything in its own process, and its process holds nothing that grades.
+/// Device buffers are shared by CUDA IPC handle; host buffers (harness::Memory::host, lab 07's host arrays) are a
+/// memfd that the referee maps and hands over as a descriptor, which the runner maps too; both page-lock it.
 ///
-/// Protocol (JSON lines; the runner reads commands on fd 3 and answers on fd 4):
-///   {"op": "open", "exercise": E, "shape": "1024x33", "handles": [hex, ...]}   -> {"ok": true}
-///   {"op": "run"}     one launch on the runner's stream, then a device-wide synchronize -> {"ok": true, "ms": t}
+/// Protocol (JSON lines; the runner reads commands on fd 3 and answers on fd 4; fd 5 is a socket on which the referee
+/// sends, before an "open" that has host buffers, one message carrying their descriptors, in buffer order):
+///   {"op": "open", "exercise": E, "shape": "1024x33", "handles": [hex | "fd", ...]}   -> {"ok": true}
+///   {"op": "run"}     untimed Problem::before_run(); one launch on the runner's stream between two events; the
+///                     stream's end, and a look at the host outputs (Problem::first_unjoined()); a device-wide
+///                     synchronize; untimed Problem::after_run()
+///                     -> {"ok": true, "ms": t} (plus "unjoined": [buffer, element] when a host output was unwritten)
 ///   {"op": "close"}   unmaps the buffers -> {"ok": true}
 /// A failure answers {"ok": false, "error": text, "sticky": bool}; after a sticky CUDA error the runner exits.
 #include <harness/launcher.hpp>
 
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -29,6 +35,8 @@ class Problem;
 
 /// Prefix of the mutant implementations (make_runner()).
 inline constexpr const char* kMutantPrefix = "mutant:";
+/// The most buffers in host memory one problem may have (their descriptors travel in one message).
+inline constexpr std::size_t kMaxSharedBuffers = 16;
 
 /// One timed run as the referee saw it.
 struct RunnerSample {
@@ -54,7 +62,8 @@ class Runner {
   virtual ~Runner() = default;
   /// The implementation's name: "student", "reference", ...
   [[nodiscard]] virtual const std::string& name() const = 0;
-  /// Makes `problem`, built by the referee for `exercise`, the one that run() works on.
+  /// Makes `problem`, built by the referee for `exercise`, the one that run() works on (and the one a runner's report
+  /// of a run is noted on: Problem::note_unjoined()).
   virtual void open(const std::string& exercise, Problem& problem) = 0;
   /// Runs the launcher once on the open problem and waits for every piece of device work it started. Throws
   /// RunnerFailure.
@@ -65,13 +74,11 @@ class Runner {
 
 /// Where this lab's runner programs are: `runners/` beside the lab binary.
 std::filesystem::path runner_directory();
-/// The implementations this lab can run: its runner programs in `runner_directory()`, or, for a
-/// lab whose implementations are linked into the lab binary itself (see make_runner()), those.
+/// The implementations this lab can run: its runner programs in `runner_directory()`.
 std::vector<std::string> runner_names();
 /// Exercises that implementation `name` has launchers for (asks the runner program; no GPU needed).
 std::vector<std::string> runner_exercises(const std::string& name);
-/// A runner for implementation `name`: a process of its own, or, in a lab that links its implementations into the
-/// lab binary (lab 07, whose host-memory arrays no process can share yet), the implementation in this process.
+/// A runner for implementation `name`: a process of its own (runners/labN-<name>), started now.
 /// `mutant:<mutation>` is the reference's runner spoiling every output after each run in a generic way (all zeros,
 /// right only where a sampling check looks, shifted by one, ...: harness/src/runner/mutations.hpp): known-wrong
 /// implementations of every exercise, which `check` and `time` must reject (the checker's mutation suite on the GPU).

@@ -1,5 +1,6 @@
 // main() of every runner program (runner.hpp): one implementation's launchers, the lab's problem definitions, and this
-// command loop. It owns no buffer: it maps the referee's, runs its launcher when told, and reports its event time.
+// command loop. It owns no buffer: it maps the referee's (device memory by CUDA IPC handle, host memory by the
+// descriptor the referee sends on fd 5), runs its launcher when told, and reports its event time.
 // Nothing here is trusted by the referee, which checks every output itself and bounds every time by its own clock.
 #include <harness/cuda_check.hpp>
 #include <harness/device.hpp>
@@ -10,10 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -26,6 +30,35 @@ std::string unhex(const std::string& text) {
   std::string out;
   for (std::size_t i = 0; i + 1 < text.size(); i += 2) out.push_back(static_cast<char>(std::stoi(text.substr(i, 2), nullptr, 16)));
   return out;
+}
+
+/// The `count` descriptors the referee sent on fd 5 before an "open" (runner.hpp), in order.
+std::vector<int> receive_descriptors(std::size_t count) {
+  if (count > harness::kMaxSharedBuffers) throw std::invalid_argument("too many host buffers");
+  char byte = 0;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * harness::kMaxSharedBuffers)] = {};
+  msghdr message{};
+  message.msg_iov = &iov;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  ssize_t n;
+  do n = ::recvmsg(5, &message, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  std::vector<int> fds;
+  for (cmsghdr* h = CMSG_FIRSTHDR(&message); n == 1 && h; h = CMSG_NXTHDR(&message, h))
+    if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
+      const std::size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      const std::size_t at = fds.size();
+      fds.resize(at + k);
+      std::memcpy(fds.data() + at, CMSG_DATA(h), k * sizeof(int));
+    }
+  if (fds.size() != count) {
+    for (int fd : fds) ::close(fd);
+    throw std::runtime_error("the referee's descriptors of host buffers did not arrive");
+  }
+  return fds;
 }
 
 bool reply(const json& j) {
@@ -96,23 +129,44 @@ int main(int argc, char** argv) {
       }
       if (op == "open") {
         problem.reset();
+        std::vector<BufferHandle> handles;
+        std::size_t host_buffers = 0;
+        for (const auto& h : command.at("handles")) {
+          if (h.get<std::string>() == "fd") {
+            handles.push_back({"", -1});
+            ++host_buffers;
+          } else {
+            handles.push_back({unhex(h.get<std::string>()), -1});
+          }
+        }
+        if (host_buffers > 0) {
+          const auto fds = receive_descriptors(host_buffers);
+          std::size_t next = 0;
+          for (auto& h : handles)
+            if (h.ipc.empty()) h.fd = fds[next++];
+        }
+        map_next_buffers(std::move(handles));
         const ExerciseSpec* spec = lab().find(command.at("exercise").get<std::string>());
         if (!spec) throw std::invalid_argument("unknown exercise");
-        std::vector<std::string> handles;
-        for (const auto& h : command.at("handles")) handles.push_back(unhex(h.get<std::string>()));
-        map_next_buffers(std::move(handles));
         problem = spec->make(Shape::parse(command.at("shape").get<std::string>()));
         if (buffers_left_to_map() != 0) throw std::logic_error("the referee sent more buffers than the problem has");
       } else if (op == "run") {
         if (!problem) throw std::logic_error("run before open");
+        problem->before_run(impl);
         start->record(stream->get());
         problem->run(impl, stream->get());
         CUDA_CHECK(cudaGetLastError());
         stop->record(stream->get());
+        // Once the stream is done, a host output must be written: anything missing is work on the launcher's own
+        // streams that it never made the stream wait for (the referee's verify() says so, Problem::first_unjoined()).
+        stream->synchronize();
+        if (const auto unjoined = problem->first_unjoined())
+          answer["unjoined"] = json::array({unjoined->buffer, unjoined->element});
         // Everything the launcher started, on any stream, ends before the answer: the referee checks the output
         // right after it.
         CUDA_CHECK(cudaDeviceSynchronize());
         answer["ms"] = stop->elapsed_ms_since(*start);
+        problem->after_run(impl);
         if (!mutation.empty()) runner::mutate_outputs(*problem, mutation);
       } else if (op == "close") {
         problem.reset();
