@@ -59,47 +59,27 @@ function(add_lab dir)
   # a runner program of its own, runners/labN-<impl> (harness/include/harness/runner.hpp). `make labN` builds what
   # `./grade labN` needs and nothing else: labN, the student's, the reference's and the baseline's runners, and
   # `grade`. The known-wrong fixtures are instructors' business: target labN-fixtures (part of `make all`).
-  # A lab whose lab.cmake sets the global property COURSE_IN_PROCESS_<id> links its implementations into labN
-  # instead (lab 07: its arrays live in host memory, which no runner can share yet).
-  get_property(in_process GLOBAL PROPERTY COURSE_IN_PROCESS_${id})
   _lab_binary(${lab} ${dir} ${sources})
   add_dependencies(${lab} grade)
   set_property(GLOBAL APPEND PROPERTY COURSE_LAB_TARGETS ${lab})
   set(fixtures ${lab}-fixtures)
-  if(in_process)
-    set(impl_host ${lab})
-  else()
-    set(impl_host "")
-  endif()
-  _lab_implementation(${lab} ${dir} ${sources} student ${${LAB}_STUDENT_SOURCE} "${impl_host}")
+  _lab_implementation(${lab} ${dir} ${sources} student ${${LAB}_STUDENT_SOURCE})
   # The baseline: the lab's own baseline.cu where it has one (in a student kit, as a prebuilt object), else the stub.
   set(baseline_source ${dir}/stub.cu)
   if(EXISTS ${solutions}/baseline.cu OR EXISTS ${PROJECT_SOURCE_DIR}/prebuilt/${id}/baseline.o)
     set(baseline_source ${solutions}/baseline.cu)
   endif()
-  _lab_implementation(${lab} ${dir} ${sources} baseline ${baseline_source} "${impl_host}")
-  _lab_implementation(${lab} ${dir} ${sources} reference ${solutions}/solution.cu "${impl_host}")
+  _lab_implementation(${lab} ${dir} ${sources} baseline ${baseline_source})
+  _lab_implementation(${lab} ${dir} ${sources} reference ${solutions}/solution.cu)
 
   file(GLOB wrong_sources CONFIGURE_DEPENDS ${solutions}/wrong/*.cu)
   set(wrong_impls)
-  if(in_process)
-    set(impl_host ${fixtures})
-    set(checker ${fixtures})
-    _lab_binary(${fixtures} ${dir} ${sources})
-  else()
-    set(checker ${lab})
-    add_custom_target(${fixtures})
-  endif()
-  # The shipped stub as an implementation of its own, for the self-check (instructors' business, like the fixtures;
-  # an in-process lab links it into labN, where the self-check looks for it).
-  if(in_process)
-    _lab_implementation(${lab} ${dir} ${sources} stub ${dir}/stub.cu ${lab})
-  else()
-    _lab_implementation(${fixtures} ${dir} ${sources} stub ${dir}/stub.cu "")
-  endif()
+  add_custom_target(${fixtures})
+  # The shipped stub as an implementation of its own, for the self-check (instructors' business, like the fixtures).
+  _lab_implementation(${fixtures} ${dir} ${sources} stub ${dir}/stub.cu)
   foreach(source IN LISTS wrong_sources)
     get_filename_component(bug ${source} NAME_WE)
-    _lab_implementation(${fixtures} ${dir} ${sources} wrong_${bug} ${source} "${impl_host}")
+    _lab_implementation(${fixtures} ${dir} ${sources} wrong_${bug} ${source})
     # Fixtures only compute-sanitizer can catch pass `check`: tests/sanitizer/ tests them instead.
     file(STRINGS ${source} first LIMIT_COUNT 1)
     if(NOT first MATCHES "decided on the GPU: compute-sanitizer")
@@ -115,16 +95,16 @@ function(add_lab dir)
   foreach(source IN LISTS hostile_sources)
     get_filename_component(trick ${source} NAME_WE)
     string(REGEX REPLACE "-.*" "" exercise ${trick})
-    _lab_implementation(${fixtures} ${dir} ${sources} hostile_${trick} ${source} "${impl_host}")
+    _lab_implementation(${fixtures} ${dir} ${sources} hostile_${trick} ${source})
     file(STRINGS ${source} header LIMIT_COUNT 3)
     if(header MATCHES "must refuse")
       add_test(NAME ${lab}.hostile_${trick}.refused
-               COMMAND ${checker} time --impl hostile_${trick} --exercise ${exercise} --max-seconds 2)
+               COMMAND ${lab} time --impl hostile_${trick} --exercise ${exercise} --max-seconds 2)
       set_tests_properties(${lab}.hostile_${trick}.refused PROPERTIES PASS_REGULAR_EXPRESSION "\"correct\": false")
       list(APPEND hostile_tests ${lab}.hostile_${trick}.refused)
     elseif(header MATCHES "must be harmless")
       # Its trick must fail: it answers right only when it could not do what it tried, so the check must pass.
-      add_test(NAME ${lab}.hostile_${trick}.harmless COMMAND ${checker} check --impl hostile_${trick} --exercise ${exercise})
+      add_test(NAME ${lab}.hostile_${trick}.harmless COMMAND ${lab} check --impl hostile_${trick} --exercise ${exercise})
       list(APPEND hostile_tests ${lab}.hostile_${trick}.harmless)
     endif()
   endforeach()
@@ -147,27 +127,25 @@ function(add_lab dir)
     list(APPEND gpu_tests ${lab}.stub.${exercise})
   endforeach()
   foreach(impl IN LISTS wrong_impls)
-    add_test(NAME ${lab}.${impl}.rejected COMMAND ${checker} check --impl ${impl} --expect-reject)
+    add_test(NAME ${lab}.${impl}.rejected COMMAND ${lab} check --impl ${impl} --expect-reject)
     list(APPEND gpu_tests ${lab}.${impl}.rejected)
   endforeach()
   # The checker's mutation suite through the real binary (issue 13): the reference's runner spoiling its outputs in
   # every generic way (harness/src/runner/mutations.hpp) must be rejected by `check`, and by the verification of
-  # timed runs for the lab's first exercise (the same device path serves every exercise). Not for an in-process lab.
+  # timed runs for the lab's first exercise (the same device path serves every exercise).
   set(mutant_tests)
-  if(NOT in_process)
-    foreach(mutation zeros constant sampled_only shifted tail_missing one_element_off nan stale)
-      add_test(NAME ${lab}.mutant_${mutation}.rejected
-               COMMAND ${lab} check --impl mutant:${mutation} --seeds 1,2 --expect-reject)
-      list(APPEND gpu_tests ${lab}.mutant_${mutation}.rejected)
-    endforeach()
-    string(JSON first_exercise GET "${manifest}" exercises 0 name)
-    foreach(mutation sampled_only stale)
-      set(name ${lab}.mutant_${mutation}.timed_${first_exercise}.refused)
-      add_test(NAME ${name} COMMAND ${lab} time --impl mutant:${mutation} --exercise ${first_exercise} --max-seconds 1)
-      set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "\"correct\": false")
-      list(APPEND mutant_tests ${name})
-    endforeach()
-  endif()
+  foreach(mutation zeros constant sampled_only shifted tail_missing one_element_off nan stale)
+    add_test(NAME ${lab}.mutant_${mutation}.rejected
+             COMMAND ${lab} check --impl mutant:${mutation} --seeds 1,2 --expect-reject)
+    list(APPEND gpu_tests ${lab}.mutant_${mutation}.rejected)
+  endforeach()
+  string(JSON first_exercise GET "${manifest}" exercises 0 name)
+  foreach(mutation sampled_only stale)
+    set(name ${lab}.mutant_${mutation}.timed_${first_exercise}.refused)
+    add_test(NAME ${name} COMMAND ${lab} time --impl mutant:${mutation} --exercise ${first_exercise} --max-seconds 1)
+    set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "\"correct\": false")
+    list(APPEND mutant_tests ${name})
+  endforeach()
   set_tests_properties(${gpu_tests} ${hostile_tests} ${mutant_tests} PROPERTIES SKIP_RETURN_CODE 111
                        LABELS "gpu;${lab}")
 
@@ -185,7 +163,7 @@ function(add_lab dir)
   # One label: catch_discover_tests splits a list value into separate arguments (and then drops SKIP_RETURN_CODE);
   # the lab is in the test names (labN.cpu.*).
   catch_discover_tests(${cpu_test_target} TEST_PREFIX "${lab}.cpu." PROPERTIES SKIP_RETURN_CODE 4 LABELS cpu)
-  course_submission_recipe(${lab} ${dir} "${in_process}")  # build/submission/labN.json, for `grade batch`
+  course_submission_recipe(${lab} ${dir})  # build/submission/labN.json, for `grade batch`
 endfunction()
 
 # A lab executable at the build root: main() of every lab binary, the lab's own code, its extra settings.
@@ -203,9 +181,9 @@ function(_lab_settings target dir)
   endif()
 endfunction()
 
-# Implementation `impl` of the lab from `source`: linked into `host` when one is given (an in-process lab), else a
-# runner program runners/<lab>-<impl> that `owner` (labN, or the labN-fixtures target) depends on.
-function(_lab_implementation owner dir sources impl source host)
+# Implementation `impl` of the lab from `source`: a runner program runners/<lab>-<impl> that `owner` (labN, or the
+# labN-fixtures target) depends on.
+function(_lab_implementation owner dir sources impl source)
   string(REGEX REPLACE "-fixtures$" "" lab ${owner})
   # The student kit (cmake/StudentKit.cmake): compiles the reference for the kit, or, in a kit, where its source is
   # absent, makes ${lab}_${impl} the prebuilt object.
@@ -221,14 +199,6 @@ function(_lab_implementation owner dir sources impl source host)
   endif()
   # The student's object is checked before anything links it (cmake/StaticCheck.cmake, docs/static-check.md): a
   # refused submission stops the build with one line per finding.
-  if(host)
-    target_link_libraries(${host} PRIVATE ${lab}_${impl})
-    if(impl STREQUAL "student")
-      course_check_submission(LAB_TARGET ${host} OBJECT_LIBRARY ${lab}_${impl} SOURCE ${source}
-                              MANIFEST ${dir}/manifest.json)
-    endif()
-    return()
-  endif()
   set(runner ${lab}-${impl})
   add_executable(${runner})
   target_link_libraries(${runner} PRIVATE harness_runner_main ${sources} ${lab}_${impl})

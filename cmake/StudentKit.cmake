@@ -9,8 +9,8 @@
 # sources that add_lab() compiles), experiments/ or results/ goes in.
 #
 # In the kit, where solutions/NN_name/solution.cu is absent and prebuilt/NN_name/reference.o is present,
-# course_kit_implementation() makes labN_reference an IMPORTED object library of that object: the runner (or lab 07's
-# in-process binary) links it as it would link the compiled source. Fixtures need no change: their globs find nothing.
+# course_kit_implementation() makes labN_reference an IMPORTED object library of that object: the runner links it as
+# it would link the compiled source. Fixtures need no change: their globs find nothing.
 
 set(COURSE_KIT_NAME ${PROJECT_NAME}-student-kit)
 set(_course_kit_root ${CMAKE_CURRENT_LIST_DIR}/..)

@@ -1,26 +1,21 @@
-# course_submission_recipe(<lab> <lab dir> <in_process>)
+# course_submission_recipe(<lab> <lab dir>)
 #
-# Writes build/submission/<lab>.json: how to build one student's file into a runner (or, for an in-process lab, a
-# lab binary) against the objects this build already made, without CMake. `grade batch` (docs/batch.md) reads it at
+# Writes build/submission/<lab>.json: how to build one student's file into a runner against the objects this build
+# already made, without CMake. `grade batch` (docs/batch.md) reads it at
 # run time to compile a whole class, each student in a private folder. It is generated from the real targets
 # (file(GENERATE) and generator expressions), so a flag, include or library added to them reaches it too:
 #
-#   {"schema": 1, "lab": 1, "id": "01_coalescing", "in_process": false,
+#   {"schema": 1, "lab": 1, "id": "01_coalescing",
 #    "lab_binary": "/abs/build/lab1", "runners_dir": "/abs/build/runners", "manifest": ".../manifest.json",
 #    "compile": [argv], "check": [argv], "link": [argv]}
 #
 # In the argv lists {source}, {object} and {output} stand for the student's file, the object compiled from it and
-# the program linked from it: runners/labN-student, or labN itself for an in-process lab ("lab_binary" is then "").
-# `check` is the static check (cmake/StaticCheck.cmake) with the same arguments the build gives it.
-function(course_submission_recipe lab dir in_process)
+# the program linked from it: runners/labN-student. `check` is the static check (cmake/StaticCheck.cmake) with the
+# same arguments the build gives it.
+function(course_submission_recipe lab dir)
   set(student ${lab}_student)
-  if(in_process)
-    set(linked ${lab})
-    set(lab_binary "")
-  else()
-    set(linked ${lab}-student)
-    set(lab_binary "$<TARGET_FILE:${lab}>")
-  endif()
+  set(linked ${lab}-student)
+  set(lab_binary "$<TARGET_FILE:${lab}>")
   get_filename_component(id ${dir} NAME)
   string(REGEX MATCH "^[0-9]+" number ${id})
   math(EXPR number "${number}")
@@ -104,12 +99,7 @@ function(course_submission_recipe lab dir in_process)
     _recipe_strings(link -lcudadevrt -lcudart_static -lrt -lpthread -ldl)
   endif()
 
-  set(json "{\"schema\": 1, \"lab\": ${number}, \"id\": \"${id}\", \"in_process\": ")
-  if(in_process)
-    string(APPEND json "true")
-  else()
-    string(APPEND json "false")
-  endif()
+  set(json "{\"schema\": 1, \"lab\": ${number}, \"id\": \"${id}\"")
   string(APPEND json ",\n \"lab_binary\": \"${lab_binary}\", \"runners_dir\": \"${COURSE_BIN_DIR}/runners\",\n"
          " \"manifest\": \"${dir}/manifest.json\"")
   foreach(step compile check link)

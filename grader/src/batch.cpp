@@ -209,7 +209,7 @@ std::optional<int> prepare(const Cli& cli, const std::vector<LabEntry>& all_labs
   try {
     for (const LabEntry* lab : labs) {
       auto recipe = load_recipe(recipes / fmt::format("lab{}.json", lab->number));
-      if (!recipe.in_process && !fs::is_regular_file(recipe.lab_binary)) {
+      if (!fs::is_regular_file(recipe.lab_binary)) {
         const auto message = fmt::format("{} is not built: run `make lab{}` in the build folder",
                                          recipe.lab_binary.string(), lab->number);
         if (cli.labs != "all") throw std::runtime_error(message);

@@ -1,6 +1,5 @@
-// grade batch, one student's build: compile the file, statically check the object, link the runner (or, for an
-// in-process lab, the lab binary), all by the recipe CMake wrote, and lay out a private folder the lab binary can be
-// run from. Every command is a child process run by run_process(), the grader's one way to run anything.
+// grade batch, one student's build: compile the file, statically check the object, link the runner, all by the
+// recipe CMake wrote, and lay out a private folder the lab binary can be run from. Every command is a child process run by run_process(), the grader's one way to run anything.
 
 #include <unistd.h>
 
@@ -81,7 +80,7 @@ BuildOutcome build_submission(const Recipe& recipe, const fs::path& source, cons
   fs::create_directories(runners);
   const auto lab = "lab" + std::to_string(recipe.lab);
   const fs::path object = dir / "student.o";
-  const fs::path output = recipe.in_process ? bin / lab : runners / (lab + "-student");
+  const fs::path output = runners / (lab + "-student");
   const std::map<std::string, std::string> values = {
       {"source", fs::absolute(source).string()}, {"object", object.string()}, {"output", output.string()}};
 
@@ -98,15 +97,13 @@ BuildOutcome build_submission(const Recipe& recipe, const fs::path& source, cons
   if (auto why = failure(run(expand(recipe.link, values), timeout_s), timeout_s); !why.empty())
     return {Kind::kLinkError, "link error: " + why, {}};
 
-  if (!recipe.in_process) {
-    place_binary(recipe.lab_binary, bin / lab);
-    // The other implementations the lab binary times against: the course's own runners, by symbolic link.
-    std::error_code error;
-    for (const auto& entry : fs::directory_iterator(recipe.runners_dir, error)) {
-      const auto name = entry.path().filename().string();
-      if (name.rfind(lab + "-", 0) != 0 || name == lab + "-student") continue;
-      fs::create_symlink(fs::absolute(entry.path()), runners / name);
-    }
+  place_binary(recipe.lab_binary, bin / lab);
+  // The other implementations the lab binary times against: the course's own runners, by symbolic link.
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(recipe.runners_dir, error)) {
+    const auto name = entry.path().filename().string();
+    if (name.rfind(lab + "-", 0) != 0 || name == lab + "-student") continue;
+    fs::create_symlink(fs::absolute(entry.path()), runners / name);
   }
   return {Kind::kBuilt, "", bin};
 }

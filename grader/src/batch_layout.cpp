@@ -49,14 +49,12 @@ Recipe load_recipe(const fs::path& file) {
   Recipe r;
   r.lab = j.at("lab").get<int>();
   r.id = j.value("id", "");
-  r.in_process = j.value("in_process", false);
   r.lab_binary = j.value("lab_binary", "");
   r.runners_dir = j.value("runners_dir", "");
   r.compile = strings(j, "compile", file, true);
   r.check = strings(j, "check", file, false);
   r.link = strings(j, "link", file, true);
-  if (!r.in_process && r.lab_binary.empty())
-    throw std::runtime_error(fmt::format("{}: \"lab_binary\" is empty for a lab with runners", file.string()));
+  if (r.lab_binary.empty()) throw std::runtime_error(fmt::format("{}: \"lab_binary\" is empty", file.string()));
   return r;
 }
 

@@ -212,6 +212,8 @@ class RemoteRunner final : public Runner {
   }
 
   RunnerSample run() override {
+    // The untimed set-up and hand-over (Problem::before_run, after_run) are commands of their own, outside the clock.
+    call({{"op", "prepare"}});
     const auto start = std::chrono::steady_clock::now();
     const json reply = call({{"op", "run"}});
     const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -227,6 +229,7 @@ class RemoteRunner final : public Runner {
         throw RunnerFailure("runner '" + name_ + "' answered garbage: " + reply.dump().substr(0, 120), true);
       problem_->note_unjoined({u[0].get<std::size_t>(), u[1].get<std::int64_t>()});
     }
+    call({{"op", "finish"}});
     return {reply.at("ms").get<double>(), wall};
   }
 

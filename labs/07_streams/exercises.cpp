@@ -1,10 +1,11 @@
 // Lab 07's exercises: host-resident inputs and outputs, CPU references, the work each must do, the sizes tested and
 // timed, and the stage-by-stage ceiling.
 //
-// Unlike the other labs, the arrays that matter live in host memory: the harness's device buffers (with their
-// poisoning and guard zones) do not apply, so these problems poison and check their host output themselves. Every
-// verify() also checks that the launcher's work was ordered before the harness's stream: right after that stream
-// finishes, nothing may still be unwritten.
+// The arrays that matter live in host memory. Every implementation runs in a runner process of its own, like every
+// other lab's (harness/include/harness/runner.hpp): the pipelines' h_in and h_out are harness buffers in host memory
+// that the lab binary shares with the runner (harness::Memory::host: both map and page-lock the same pages), with the
+// guard zones, poisoning and checks of device buffers; exercise 1's arrays come from the implementation's own
+// allocator, so they are the runner's, and the problem copies to and from them outside the timed interval.
 #include "cpu_reference.hpp"
 #include "streams.hpp"
 #include "support/stages.hpp"
@@ -14,7 +15,6 @@
 #include <harness/random.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -24,94 +24,63 @@ namespace lab07 {
 namespace {
 
 using harness::Shape;
-using harness::Verdict;
 using harness::Work;
-
-constexpr unsigned char kPoisonByte = 0xFF;  // 0xFFFFFFFF is a NaN: an element never written cannot pass
-
-void append(Verdict& v, const std::string& problem) {
-  v.ok = false;
-  v.message += (v.message.empty() ? "" : "\n") + problem;
-}
 
 // ---- 1. pinned_memory ----------------------------------------------------------------------------------------
 // The implementation under test only decides where the host arrays come from; the copies are the harness's own:
-// cudaMemcpyAsync host to device, then device to host, on the harness's stream.
+// cudaMemcpyAsync host to device, then device to host, on the harness's stream. The input and output the lab binary
+// checks are device buffers (fresh inputs every timed round, checked on the GPU like any lab's): in the runner,
+// before_run() copies the input into the allocator's array and after_run() copies the allocator's output array into
+// the output, both outside the timed interval, which holds only the two copies.
 class RoundTrip final : public harness::Problem {
  public:
-  explicit RoundTrip(const Shape& s) : Problem(s), n_(s[0]), device_(n_) {}
+  explicit RoundTrip(const Shape& s)
+      : Problem(s), n_(s[0]), in_(*this, "in", n_), out_(*this, "out", n_), device_(*this, "device", n_) {}
   ~RoundTrip() override {
-    for (auto& [name, a] : arrays_) {
-      try {  // release() must not throw; a destructor cannot let it
-        if (a.in) a.memory.release(a.in);
-        if (a.out) a.memory.release(a.out);
-      } catch (const std::exception& e) {
-        std::cerr << "the host memory of '" << name << "' could not be released: " << e.what() << "\n";
-      }
+    try {  // release() must not throw; a destructor cannot let it
+      if (in_host_) memory_.release(in_host_);
+      if (out_host_) memory_.release(out_host_);
+    } catch (const std::exception& e) {
+      std::cerr << "the host memory of the allocator could not be released: " << e.what() << "\n";
     }
   }
   void generate(std::uint64_t seed) override {
-    input_ = harness::random_ints(n_, seed, -8, 8);
-    expected_.assign(input_.begin(), input_.end());
-    ++generation_;
+    in_.set(harness::random_ints(n_, seed, -8, 8));
+    out_.expect(std::vector<double>(in_.host().begin(), in_.host().end()), harness::Tolerance::exact());
   }
-  void run(const harness::Impl& impl, cudaStream_t s) override {
-    Arrays& a = arrays_for(impl);
-    CUDA_CHECK(cudaMemcpyAsync(device_.get(), a.in, bytes(), cudaMemcpyHostToDevice, s));
-    CUDA_CHECK(cudaMemcpyAsync(a.out, device_.get(), bytes(), cudaMemcpyDeviceToHost, s));
-    last_ = &a;
+  // Runner side: the allocator's arrays, made on first use (the checked run before any timing), get the input.
+  void before_run(const harness::Impl& impl) override {
+    if (!in_host_) {
+      memory_ = impl.launcher<HostMemory>("pinned_memory");
+      in_host_ = static_cast<float*>(memory_.allocate(bytes()));
+      out_host_ = static_cast<float*>(memory_.allocate(bytes()));
+      if (!in_host_ || !out_host_) throw std::runtime_error("the host allocator returned nullptr");
+      std::memset(out_host_, 0xFF, bytes());  // NaN: a copy that never lands cannot pass
+    }
+    CUDA_CHECK(cudaMemcpy(in_host_, in_.data(), bytes(), cudaMemcpyDeviceToHost));
+  }
+  void run(const harness::Impl& /*impl*/, cudaStream_t s) override {
+    if (!in_host_) throw std::logic_error("run() before before_run() (course bug)");
+    CUDA_CHECK(cudaMemcpyAsync(device_.data(), in_host_, bytes(), cudaMemcpyHostToDevice, s));
+    CUDA_CHECK(cudaMemcpyAsync(out_host_, device_.data(), bytes(), cudaMemcpyDeviceToHost, s));
+  }
+  void after_run(const harness::Impl& /*impl*/) override {
+    CUDA_CHECK(cudaMemcpy(out_.data(), out_host_, bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());  // from pageable memory cudaMemcpy may return before the copy has landed
   }
   // 4 bytes each way per element, over the host link.
   [[nodiscard]] Work work() const override { return {.bytes = 2.0 * bytes(), .flops = 0}; }
-  [[nodiscard]] bool checks_on_device() const override { return false; }  // the output is in host memory
-  [[nodiscard]] Verdict verify(bool check_contents) const override {
-    Verdict v = Problem::verify(check_contents);
-    if (!check_contents) return v;
-    if (!last_) {
-      append(v, "nothing was run");
-      return v;
-    }
-    const auto c = harness::compare(last_->out, expected_.data(), static_cast<std::size_t>(n_),
-                                    harness::Tolerance::exact());
-    if (!c.ok()) append(v, c.describe("host output 'out'", harness::Tolerance::exact()));
-    std::memset(last_->out, kPoisonByte, bytes());  // the next run must write it again
-    return v;
-  }
 
  private:
-  struct Arrays {
-    HostMemory memory{};
-    float* in = nullptr;
-    float* out = nullptr;
-    std::uint64_t generation = 0;
-  };
   [[nodiscard]] std::size_t bytes() const { return static_cast<std::size_t>(n_) * sizeof(float); }
-  // Each implementation gets its own arrays, allocated by its allocator on first use (the checked run before any
-  // timing) and refilled only when the input changes, so no timed run pays for allocation or filling.
-  Arrays& arrays_for(const harness::Impl& impl) {
-    const auto memory = impl.launcher<HostMemory>("pinned_memory");
-    Arrays& a = arrays_[impl.name()];
-    if (!a.in) {
-      a.memory = memory;
-      a.in = static_cast<float*>(memory.allocate(bytes()));
-      a.out = static_cast<float*>(memory.allocate(bytes()));
-      if (!a.in || !a.out) throw std::runtime_error("the host allocator of '" + impl.name() + "' returned nullptr");
-    }
-    if (a.generation != generation_) {
-      std::memcpy(a.in, input_.data(), bytes());
-      std::memset(a.out, kPoisonByte, bytes());
-      a.generation = generation_;
-    }
-    return a;
-  }
 
   std::int64_t n_;
-  harness::DeviceBuffer<float> device_;
-  std::vector<float> input_;
-  std::vector<double> expected_;
-  std::uint64_t generation_ = 0;
-  std::map<std::string, Arrays, std::less<>> arrays_;
-  Arrays* last_ = nullptr;
+  harness::Input<float> in_;
+  harness::Output<float> out_;
+  harness::Scratch<float> device_;  // where the round trip lands on the device
+  HostMemory memory_{};             // runner side: the implementation's allocator and its two arrays
+  float* in_host_ = nullptr;
+  float* out_host_ = nullptr;
 };
 
 /// The ceiling of exercise 1: the same two copies from and to pinned memory of its own.
@@ -144,59 +113,40 @@ void launch_stage_kernel(Kernel kernel, const float* x, float* y, std::int64_t n
     stages::launch_stencil(x, y, n, s);
 }
 
+// h_in and h_out are host buffers shared with the runner (guarded, h_out poisoned before every run, both checked on
+// the host); d_in and d_out are device scratch, poisoned before every run: a kernel that reads a chunk before its copy
+// has landed reads NaN. The runner also looks at h_out right after the harness's stream finishes, before it waits for
+// the whole device (Problem::first_unjoined()): an element still unwritten then means work on the launcher's own
+// streams that `stream` never waited for, which the check reports.
 class Pipeline final : public harness::Problem {
  public:
   Pipeline(const Shape& s, const char* exercise, Kernel kernel)
-      : Problem(s), exercise_(exercise), kernel_(kernel), n_(s[0]), h_in_(n_), h_out_(n_), d_in_(n_), d_out_(n_) {}
+      : Problem(s),
+        exercise_(exercise),
+        kernel_(kernel),
+        n_(s[0]),
+        h_in_(*this, "h_in", n_, harness::Memory::host),
+        h_out_(*this, "h_out", n_, harness::Memory::host),
+        d_in_(*this, "d_in", n_),
+        d_out_(*this, "d_out", n_) {}
   void generate(std::uint64_t seed) override {
-    const auto x = harness::random_ints(n_, seed, -8, 8);
-    std::copy(x.begin(), x.end(), h_in_.get());
-    expected_ = kernel_ == Kernel::poly ? cpu::poly(x) : cpu::stencil(x);
-    std::memset(h_out_.get(), kPoisonByte, bytes());
-    // Poisoned device scratch: a kernel that reads a chunk before its copy has landed reads NaN.
-    CUDA_CHECK(cudaMemset(d_in_.get(), kPoisonByte, bytes()));
-    CUDA_CHECK(cudaMemset(d_out_.get(), kPoisonByte, bytes()));
-    CUDA_CHECK(cudaDeviceSynchronize());  // cudaMemset may still be running when it returns
+    h_in_.set(harness::random_ints(n_, seed, -8, 8));
+    h_out_.expect(kernel_ == Kernel::poly ? cpu::poly(h_in_.host()) : cpu::stencil(h_in_.host()),
+                  harness::Tolerance::exact());
   }
   void run(const harness::Impl& impl, cudaStream_t s) override {
-    stream_ = s;
-    impl.launcher<PipelineLauncher>(exercise_)(h_in_.get(), h_out_.get(), d_in_.get(), d_out_.get(), n_, s);
+    impl.launcher<PipelineLauncher>(exercise_)(h_in_.data(), h_out_.data(), d_in_.data(), d_out_.data(), n_, s);
   }
   // 4 bytes over the host link each way per element; the kernel's device traffic is not the bottleneck.
   [[nodiscard]] Work work() const override { return {.bytes = 2.0 * bytes(), .flops = 3.0 * n_}; }
 
-  [[nodiscard]] bool checks_on_device() const override { return false; }  // the output is in host memory
-  [[nodiscard]] Verdict verify(bool check_contents) const override {
-    Verdict v;
-    // First, with only the harness's stream finished: an element still unwritten means work not ordered before it.
-    if (stream_) CUDA_CHECK(cudaStreamSynchronize(stream_));
-    for (std::int64_t q = 0; q <= 64; ++q) {
-      const std::int64_t i = q * (n_ - 1) / 64;
-      if (std::isnan(h_out_[static_cast<std::size_t>(i)])) {
-        append(v, "h_out[" + std::to_string(i) + "] was not written when the harness's stream had finished: either "
-               "it is never written, or work on your own streams is not ordered before `stream` (record an event "
-               "at the end of each of your streams and make `stream` wait on it)");
-        break;
-      }
-    }
-    const Verdict base = Problem::verify(check_contents);  // synchronizes the device
-    if (!base.ok) append(v, base.message);
-    if (check_contents) {
-      const auto c = harness::compare(h_out_.get(), expected_.data(), static_cast<std::size_t>(n_),
-                                      harness::Tolerance::exact());
-      if (!c.ok()) append(v, c.describe("host output 'h_out'", harness::Tolerance::exact()));
-    }
-    std::memset(h_out_.get(), kPoisonByte, bytes());  // the next run must write it again
-    return v;
-  }
-
   // The three stages alone, on the same buffers: the peers timed beside the pipelines.
   void h2d(cudaStream_t s) {
-    CUDA_CHECK(cudaMemcpyAsync(d_in_.get(), h_in_.get(), bytes(), cudaMemcpyHostToDevice, s));
+    CUDA_CHECK(cudaMemcpyAsync(d_in_.data(), h_in_.data(), bytes(), cudaMemcpyHostToDevice, s));
   }
-  void kernel(cudaStream_t s) { launch_stage_kernel(kernel_, d_in_.get(), d_out_.get(), n_, s); }
+  void kernel(cudaStream_t s) { launch_stage_kernel(kernel_, d_in_.data(), d_out_.data(), n_, s); }
   void d2h(cudaStream_t s) {
-    CUDA_CHECK(cudaMemcpyAsync(h_out_.get(), d_out_.get(), bytes(), cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaMemcpyAsync(h_out_.data(), d_out_.data(), bytes(), cudaMemcpyDeviceToHost, s));
   }
 
  private:
@@ -204,10 +154,9 @@ class Pipeline final : public harness::Problem {
   const char* exercise_;
   Kernel kernel_;
   std::int64_t n_;
-  harness::PinnedBuffer<float> h_in_, h_out_;
-  harness::DeviceBuffer<float> d_in_, d_out_;
-  std::vector<double> expected_;
-  cudaStream_t stream_ = nullptr;
+  harness::Input<float> h_in_;
+  harness::Output<float> h_out_;
+  harness::Scratch<float> d_in_, d_out_;
 };
 
 /// The ceiling of exercises 2 and 3: the slowest of the three stages, run alone on buffers of its own. Which one is

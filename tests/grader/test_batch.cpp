@@ -43,7 +43,7 @@ struct FakeClass {
     write_text(dir.path / "runners" / "lab1-reference", "reference\n");
     write_text(dir.path / "runners" / "lab1-baseline", "baseline\n");
     const json recipe = {
-        {"schema", 1}, {"lab", 1}, {"id", "01_fake"}, {"in_process", false},
+        {"schema", 1}, {"lab", 1}, {"id", "01_fake"},
         {"lab_binary", std::string(FAKE_BIN_DIR) + "/lab1"}, {"runners_dir", (dir.path / "runners").string()},
         {"compile", {"/bin/sh", "-c",
                      "sleep " + compile_delay + "; if grep -q SYNTAX_ERROR \"$1\"; then echo \"$1:3: error: expected "
@@ -331,8 +331,8 @@ TEST_CASE("grade batch --slurm writes a job array of shards on one GPU each and 
 
 namespace {
 
-// Builds lab N's stub by the recipe CMake wrote (build/submission/labN.json) and asks the private lab binary to
-// list its implementations (no GPU needed): the student's must have the stub's exercises.
+// Builds lab N's stub by the recipe CMake wrote (build/submission/labN.json) into a runner and asks the private lab
+// binary to list its implementations (no GPU needed): the student's must have the stub's exercises.
 void build_stub_by_recipe(int lab, const std::string& id) {
   const fs::path bin = COURSE_BIN_DIR;
   const fs::path recipe_file = bin / "submission" / fmt::format("lab{}.json", lab);
@@ -370,6 +370,6 @@ TEST_CASE("the recipe CMake writes for lab 1 builds the stub into a runner that 
   build_stub_by_recipe(1, "01_coalescing");
 }
 
-TEST_CASE("the recipe CMake writes for lab 7 links the stub into a private lab7 that lists it", "[batch][slow]") {
+TEST_CASE("the recipe CMake writes for lab 7 builds the stub into a runner that lab7 lists", "[batch][slow]") {
   build_stub_by_recipe(7, "07_streams");
 }

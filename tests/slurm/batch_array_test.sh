@@ -89,7 +89,7 @@ for s in amy bob dan; do echo "FAKE_LAB_MODE=good" > "$subs/$s/lab1.cu"; done
 echo "FAKE_LAB_MODE=slow_student" > "$subs/cat/lab1.cu"
 touch "$dir/runners/lab1-reference" "$dir/runners/lab1-baseline"
 cat > "$dir/lab1.json" <<JSON
-{"schema": 1, "lab": 1, "id": "01_fake", "in_process": false, "lab_binary": "$fake_lab",
+{"schema": 1, "lab": 1, "id": "01_fake", "lab_binary": "$fake_lab",
  "runners_dir": "$dir/runners", "compile": ["/bin/cp", "{source}", "{object}"],
  "link": ["/bin/cp", "{object}", "{output}"]}
 JSON

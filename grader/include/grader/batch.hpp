@@ -26,8 +26,7 @@ namespace grader::batch {
 struct Recipe {
   int lab = 0;
   std::string id;                      ///< the lab folder's name
-  bool in_process = false;             ///< the link makes labN itself, not runners/labN-student
-  std::filesystem::path lab_binary;    ///< the course's labN (empty for an in-process lab)
+  std::filesystem::path lab_binary;    ///< the course's labN
   std::filesystem::path runners_dir;   ///< the course's runners: reference, baseline, ...
   std::vector<std::string> compile;    ///< argv with {source} and {object}
   std::vector<std::string> check;      ///< argv with {source} and {object}; empty: no static check
@@ -72,7 +71,7 @@ struct BuildOutcome {
 };
 
 /// Compiles, checks and links `source` by `recipe` in `dir` (made if missing), then lays out `dir/bin`: labN (a hard
-/// link or copy of the course's, or the private link of an in-process lab), runners/labN-student, and links to the
+/// link or copy of the course's), runners/labN-student, and links to the
 /// course's other runners. Every command runs through run_process() with `timeout_s`.
 BuildOutcome build_submission(const Recipe& recipe, const std::filesystem::path& source,
                               const std::filesystem::path& dir, double timeout_s);

@@ -14,10 +14,12 @@
 /// Protocol (JSON lines; the runner reads commands on fd 3 and answers on fd 4; fd 5 is a socket on which the referee
 /// sends, before an "open" that has host buffers, one message carrying their descriptors, in buffer order):
 ///   {"op": "open", "exercise": E, "shape": "1024x33", "handles": [hex | "fd", ...]}   -> {"ok": true}
-///   {"op": "run"}     untimed Problem::before_run(); one launch on the runner's stream between two events; the
-///                     stream's end, and a look at the host outputs (Problem::first_unjoined()); a device-wide
-///                     synchronize; untimed Problem::after_run()
+///   {"op": "prepare"} Problem::before_run(), untimed -> {"ok": true}
+///   {"op": "run"}     one launch on the runner's stream between two events; the stream's end, and a look at the
+///                     host outputs (Problem::first_unjoined()); a device-wide synchronize. The referee's clock runs
+///                     around this command only.
 ///                     -> {"ok": true, "ms": t} (plus "unjoined": [buffer, element] when a host output was unwritten)
+///   {"op": "finish"}  Problem::after_run(), untimed; a mutant spoils its outputs here -> {"ok": true}
 ///   {"op": "close"}   unmaps the buffers -> {"ok": true}
 /// A failure answers {"ok": false, "error": text, "sticky": bool}; after a sticky CUDA error the runner exits.
 #include <harness/launcher.hpp>
