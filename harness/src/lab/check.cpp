@@ -50,7 +50,8 @@ void download_output(const Buffer* b, std::vector<std::pair<const Output<T>*, st
   const auto* out = dynamic_cast<const Output<T>*>(b);
   if (!out || out->sampled_check()) return;
   std::vector<T> host(out->size());
-  CUDA_CHECK(cudaMemcpy(host.data(), out->data(), host.size() * sizeof(T), cudaMemcpyDeviceToHost));
+  // Default: the output is device memory or shared host memory (harness::Memory).
+  CUDA_CHECK(cudaMemcpy(host.data(), out->data(), host.size() * sizeof(T), cudaMemcpyDefault));
   into.emplace_back(out, std::move(host));
 }
 
