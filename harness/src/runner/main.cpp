@@ -129,21 +129,17 @@ int main(int argc, char** argv) {
       }
       if (op == "open") {
         problem.reset();
+        // Device buffers come as hex IPC handles, host buffers as "fd", their descriptors already sent on fd 5.
         std::vector<BufferHandle> handles;
-        std::size_t host_buffers = 0;
+        std::vector<std::size_t> host_buffers;  // positions in `handles`
         for (const auto& h : command.at("handles")) {
-          if (h.get<std::string>() == "fd") {
-            handles.push_back({"", -1});
-            ++host_buffers;
-          } else {
-            handles.push_back({unhex(h.get<std::string>()), -1});
-          }
+          const auto text = h.get<std::string>();
+          if (text == "fd") host_buffers.push_back(handles.size());
+          handles.push_back({text == "fd" ? std::string() : unhex(text), -1});
         }
-        if (host_buffers > 0) {
-          const auto fds = receive_descriptors(host_buffers);
-          std::size_t next = 0;
-          for (auto& h : handles)
-            if (h.ipc.empty()) h.fd = fds[next++];
+        if (!host_buffers.empty()) {
+          const auto fds = receive_descriptors(host_buffers.size());
+          for (std::size_t k = 0; k < fds.size(); ++k) handles[host_buffers[k]].fd = fds[k];
         }
         map_next_buffers(std::move(handles));
         const ExerciseSpec* spec = lab().find(command.at("exercise").get<std::string>());
