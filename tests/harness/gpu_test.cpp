@@ -195,3 +195,48 @@ TEST_CASE("fresh inputs change the values, and a saved output is compared with a
   CUDA_CHECK(cudaMemset(const_cast<float*>(p.x.data()) + 3, 0, sizeof(float)));  // an input written
   CHECK_FALSE(p.verify_unchanged().ok);
 }
+
+// Lab 07's shape of problem: a device scratch array copied into an output in shared host memory.
+class HostOutputProblem final : public harness::Problem {
+ public:
+  explicit HostOutputProblem(std::int64_t n)
+      : Problem({n}), n_(n), d_(*this, "d", n), h_(*this, "h_out", n, harness::Memory::host) {}
+  void generate(std::uint64_t) override {
+    std::vector<float> v(n_);
+    for (std::int64_t i = 0; i < n_; ++i) v[i] = float(i + 1);
+    CUDA_CHECK(cudaMemcpy(d_.data(), v.data(), n_ * sizeof(float), cudaMemcpyHostToDevice));
+    h_.expect(std::vector<double>(v.begin(), v.end()), harness::Tolerance::exact());
+  }
+  /// Copies `extra` elements more than the array holds (the scratch's first guard word lands past the output's end).
+  void copy_back(std::int64_t extra, cudaStream_t s) {
+    CUDA_CHECK(cudaMemcpyAsync(h_.data(), d_.data(), (n_ + extra) * sizeof(float), cudaMemcpyDeviceToHost, s));
+  }
+  void run(const harness::Impl&, cudaStream_t s) override { copy_back(0, s); }
+  [[nodiscard]] harness::Work work() const override { return {8.0 * n_, 0}; }
+  std::int64_t n_;
+  harness::Scratch<float> d_;
+  harness::Output<float> h_;
+};
+
+TEST_CASE("a host output is page-locked, checked on the host, and its guard zone catches a copy one element too long",
+          "[harness][gpu][host_buffer]") {
+  require_gpu();
+  HostOutputProblem p(4099);
+  cudaPointerAttributes attributes{};
+  CUDA_CHECK(cudaPointerGetAttributes(&attributes, p.h_.data()));
+  CHECK(attributes.type == cudaMemoryTypeHost);  // registered: copies run at pinned speed
+  CHECK_FALSE(p.checks_on_device());
+  p.generate(1);
+  p.poison(nullptr);  // the device scratch is poisoned too: generate() again
+  p.generate(1);
+  harness::Impl none;
+  p.run(none, nullptr);
+  REQUIRE(p.verify().ok);
+  REQUIRE(p.verify_on_device().ok);  // the host check all the same
+  p.poison(nullptr);
+  p.generate(1);
+  p.copy_back(1, nullptr);
+  const auto v = p.verify();
+  REQUIRE_FALSE(v.ok);
+  CHECK(v.message.find("out-of-bounds write: something wrote just outside output 'h_out'") != std::string::npos);
+}

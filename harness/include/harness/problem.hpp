@@ -1,8 +1,8 @@
 #pragma once
 /// @file problem.hpp
-/// @brief The exercise contract: a Problem is one instance of an exercise at one shape, with its device inputs, its
-/// outputs and their CPU reference; an ExerciseSpec says how to make one, at which shapes to test it and at which
-/// shape to time it.
+/// @brief The exercise contract: a Problem is one instance of an exercise at one shape, with its inputs, its outputs
+/// (in device memory, or host memory shared with the runner) and their CPU reference; an ExerciseSpec says how to make
+/// one, at which shapes to test it and at which shape to time it.
 ///
 /// A lab's `exercises.cpp` subclasses Problem once per exercise: generate() fills inputs from a seed and computes the
 /// expected outputs in double precision on the CPU, run() calls one implementation's launcher, work() counts the
@@ -266,7 +266,8 @@ class Scratch : public Buffer {
   /// `count` elements called `name`, owned by `owner`, in `memory`.
   Scratch(Problem& owner, std::string name, std::size_t count, Memory memory = Memory::device)
       : Buffer(owner, Role::scratch, std::move(name), count * sizeof(T), memory) {}
-  [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }  ///< the device pointer
+  /// The data: a device pointer, or for host memory a host pointer (page-locked where a GPU is).
+  [[nodiscard]] T* data() const { return static_cast<T*>(raw_data()); }
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
   void verify_on_device(std::vector<std::string>& problems) const override;
 };
