@@ -28,7 +28,7 @@ function(add_lab dir)
   set(lab lab${number})
   set(solutions ${PROJECT_SOURCE_DIR}/solutions/${id})
 
-  # The student's working copy starts as the stub. It is not tracked, so the shipped stub stays the baseline; a stub
+  # The student's working copy starts as the stub. It is not tracked, so the shipped stub stays what the self-check grades; a stub
   # changed after the copy was made is reported, the copy kept (cmake/StudentCopy.cmake).
   course_student_copy(${dir})
   string(TOUPPER ${lab} LAB)
