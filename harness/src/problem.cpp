@@ -231,6 +231,53 @@ void Output<T>::verify(bool check_contents, std::vector<std::string>& problems) 
                                         : c.describe("output '" + name() + "' (sampled)", tolerance_, &sampled_));
 }
 
+namespace {
+/// Position `k` of the kTimedSamples a timed run is checked at, among `count` elements: all of them when few.
+std::size_t sample_position(std::uint64_t salt, std::size_t k, std::size_t count) {
+  return count <= Buffer::kTimedSamples ? k : static_cast<std::size_t>(hash64(salt, k) % count);
+}
+}  // namespace
+
+template <class T>
+void Input<T>::verify_sample(std::uint64_t salt, std::vector<std::string>& problems) const {
+  if (memory() != Memory::host) return Buffer::verify_sample(salt, problems);
+  if (!guards_intact()) problems.push_back("out-of-bounds write: something wrote just outside input '" + name() + "'");
+  const T* now = static_cast<const T*>(raw_data());
+  for (std::size_t k = 0; k < std::min(host_.size(), kTimedSamples); ++k) {
+    const std::size_t i = sample_position(salt, k, host_.size());
+    if (std::memcmp(&now[i], &host_[i], sizeof(T)) != 0) {
+      problems.push_back("input '" + name() + "' was modified during a timed run (first seen at [" +
+                         std::to_string(i) + "]); inputs are read-only");
+      return;
+    }
+  }
+}
+
+template <class T>
+void Output<T>::verify_sample(std::uint64_t salt, std::vector<std::string>& problems) const {
+  if (memory() != Memory::host || !sampled_.empty()) return Buffer::verify_sample(salt, problems);
+  if (!guards_intact())
+    problems.push_back("out-of-bounds write: something wrote just outside output '" + name() + "' (" +
+                       std::to_string(count_) + " elements)");
+  if (reference_.size() != count_)
+    throw std::logic_error("output '" + name() + "' has no reference of the right size (course bug)");
+  const T* values = static_cast<const T*>(raw_data());
+  const std::size_t n = std::min(count_, kTimedSamples);
+  std::vector<T> got(n);
+  std::vector<double> expected(n);
+  std::vector<std::size_t> where(n);
+  Tolerance tolerance{{}, tolerance_.rtol};
+  for (std::size_t k = 0; k < n; ++k) {
+    where[k] = sample_position(salt, k, count_);
+    got[k] = values[where[k]];
+    expected[k] = reference_[where[k]];
+    tolerance.atol.push_back(tolerance_.atol_at(where[k]));
+  }
+  const Comparison c = compare(got.data(), expected.data(), n, tolerance);
+  if (!c.ok()) problems.push_back(c.describe("output '" + name() + "' (random positions of a timed run)", tolerance,
+                                             &where));
+}
+
 template <class T>
 Comparison Output<T>::compare_host(const std::vector<T>& got) const {
   const std::size_t checked = sampled_.empty() ? count_ : sampled_.size();
@@ -449,6 +496,12 @@ Verdict Problem::verify_unchanged() const {
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<std::string> problems;
   for (const Buffer* b : buffers_) b->verify_unchanged(problems);
+  return verdict_of(problems);
+}
+
+Verdict Problem::verify_sample(std::uint64_t salt) const {
+  std::vector<std::string> problems;
+  for (const Buffer* b : buffers_) b->verify_sample(salt, problems);
   return verdict_of(problems);
 }
 

@@ -164,3 +164,30 @@ TEST_CASE("a runner cannot resize the referee's shared memory, and a descriptor 
   CHECK_THROWS_WITH(DeviceOnly(), ContainsSubstring("the referee's buffer is in other memory"));
   harness::map_next_buffers({});
 }
+
+TEST_CASE("a timed run checked on the host is caught at random positions when it skips part of the work",
+          "[harness][host_buffer]") {
+  HostOnly host_only;
+  const std::int64_t n = 1 << 22;  // 64 times the samples: a check of every element this is not
+  Doubling p(n);
+  p.generate(5);
+  p.poison(nullptr);
+  p.write_right_answer(p.out.data());
+  for (std::uint64_t salt = 1; salt <= 4; ++salt) CHECK(p.verify_sample(salt).ok);
+  // Skipping one element in a thousand, wherever it is, fails every salt's sample.
+  p.out.data()[n / 3] = 0;
+  for (std::int64_t i = 0; i < n; i += 1000) p.out.data()[i + 7] = std::nanf("");
+  for (std::uint64_t salt = 1; salt <= 4; ++salt) {
+    const auto v = p.verify_sample(salt);
+    CHECK_FALSE(v.ok);
+    CHECK_THAT(v.message, ContainsSubstring("random positions of a timed run"));
+  }
+  // An input written over (here one element in a hundred) is seen too.
+  p.write_right_answer(p.out.data());
+  CHECK(p.verify_sample(9).ok);
+  float* in = const_cast<float*>(p.in.data());
+  for (std::int64_t i = 0; i < n; i += 100) in[i] = -1;
+  const auto v = p.verify_sample(9);
+  CHECK_FALSE(v.ok);
+  CHECK_THAT(v.message, ContainsSubstring("input 'h_in' was modified during a timed run"));
+}

@@ -118,6 +118,15 @@ class Buffer {
       const {}
   /// Guard zones and, for inputs, the pristine copy: everything verify_on_device() checks but the outputs' values.
   virtual void verify_unchanged(std::vector<std::string>& problems) const { verify(false, problems); }
+  /// The check of a timed run of a problem checked on the host: guard zones, and, for host inputs and outputs, the
+  /// values at kTimedSamples positions drawn from `salt` (which the referee draws after the run, so no kernel can know
+  /// them): a full host comparison of every timed run would cost more than the run. Others: the guard zones.
+  virtual void verify_sample(std::uint64_t /*salt*/, std::vector<std::string>& problems) const {
+    verify(false, problems);
+  }
+  /// Elements verify_sample() looks at: a run that skips a fraction f of an output is caught with probability
+  /// 1 - (1 - f)^65536, certain above f = 1e-4.
+  static constexpr std::size_t kTimedSamples = std::size_t{1} << 16;
   /// Outputs: true when the CPU reference covers only sampled positions (expect_at).
   [[nodiscard]] virtual bool sampled_check() const { return false; }
   /// Outputs in host memory: the first of 65 evenly spread elements that still holds the poison word, read right now
@@ -189,6 +198,7 @@ class Input : public Buffer {
   [[nodiscard]] const std::vector<T>& host() const { return host_; }  ///< the values uploaded
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
   void verify_on_device(std::vector<std::string>& problems) const override;
+  void verify_sample(std::uint64_t salt, std::vector<std::string>& problems) const override;
   [[nodiscard]] bool refreshable() const override { return recipe_.has_value(); }
   void refresh(std::uint64_t salt) override;
   void verify_unchanged(std::vector<std::string>& problems) const override { verify_on_device(problems); }
@@ -228,6 +238,7 @@ class Output : public Buffer {
   [[nodiscard]] std::size_t size() const { return count_; }  ///< elements
   void verify(bool check_contents, std::vector<std::string>& problems) const override;
   void verify_on_device(std::vector<std::string>& problems) const override;
+  void verify_sample(std::uint64_t salt, std::vector<std::string>& problems) const override;
   /// What verify() decides of `values` (size() elements, as a kernel would leave them), on the host: the output's
   /// reference, sample positions and tolerance, and the one comparison routine. CPU tests feed it wrong answers.
   [[nodiscard]] Comparison compare_host(const std::vector<T>& values) const;
@@ -341,6 +352,8 @@ class Problem {
   [[nodiscard]] Verdict compare_saved(std::size_t slot, std::size_t against) const;
   /// Guards intact and inputs unchanged, checked on the GPU: what a run must leave as it found it.
   [[nodiscard]] Verdict verify_unchanged() const;
+  /// A timed run of a problem checked on the host (checks_on_device() false): every buffer's verify_sample(salt).
+  [[nodiscard]] Verdict verify_sample(std::uint64_t salt) const;
   /// True when some output's CPU reference covers only sampled positions: `labN check` then also compares every
   /// element with the reference implementation's output on the same inputs.
   [[nodiscard]] bool sampled_check() const;

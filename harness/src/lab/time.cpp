@@ -132,7 +132,8 @@ int time(const TimeRequest& request) {
   }
   phase_done("runners");
   /// One run of `role` on freshly poisoned outputs, checked (on the GPU where the problem allows); the runner's times,
-  /// or a failure message. Problems checked only on the host (lab 07's host arrays) are checked around the timing.
+  /// or a failure message. Problems checked only on the host (lab 07's host arrays) are checked in full before and
+  /// after the timing, and each timed run at random positions (verify_sample).
   const auto checked_run = [&](const std::string& role, std::string& failure, bool check = true) -> RunnerSample {
     problem->poison(stream.get());
     stream.synchronize();
@@ -163,7 +164,8 @@ int time(const TimeRequest& request) {
   // Timing. Where the problem allows (refreshable()), every round gets new inputs, made on the GPU from a salt this
   // process draws, and each runner's output is kept and compared, after the round, with the reference's output of
   // the same round: no answer can be cached, skipped or detected. Otherwise every timed output is checked against the
-  // CPU reference. A wrong timed output stops the timing and fails the exercise.
+  // CPU reference: in full on the GPU, or, for outputs in host memory, at random positions drawn after the run. A wrong
+  // timed output stops the timing and fails the exercise.
   const bool fresh = problem->refreshable();
   std::mt19937_64 salts(std::random_device{}());
   const std::map<std::string, std::size_t> slot = {{"student", 0}, {"reference", 1}, {"baseline", 2}};
@@ -187,6 +189,10 @@ int time(const TimeRequest& request) {
                               if (const Verdict v = problem->verify_unchanged(); !v.ok) failure = v.message;
                               problem->save_outputs(slot.at(role));
                             }
+                            // Checked on the host (lab 07's pipelines): random positions drawn after the run, so a
+                            // run that skips part of the work while its inputs stay the same cannot pass.
+                            if (!problem->checks_on_device() && failure.empty())
+                              if (const Verdict v = problem->verify_sample(salts()); !v.ok) failure = v.message;
                             if (!failure.empty()) throw timed_wrong(role, failure);
                             clocks[role].event.push_back(s.event_ms);
                             clocks[role].wall.push_back(s.wall_ms);
