@@ -80,7 +80,7 @@ std::filesystem::path runner_directory();
 std::vector<std::string> runner_names();
 /// Exercises that implementation `name` has launchers for (asks the runner program; no GPU needed).
 std::vector<std::string> runner_exercises(const std::string& name);
-/// A runner for implementation `name`: a process of its own (runners/labN-<name>), started now.
+/// A runner for implementation `name`: a process of its own (`runners/labN-<name>`), started now.
 /// `mutant:<mutation>` is the reference's runner spoiling every output after each run in a generic way (all zeros,
 /// right only where a sampling check looks, shifted by one, ...: harness/src/runner/mutations.hpp): known-wrong
 /// implementations of every exercise, which `check` and `time` must reject (the checker's mutation suite on the GPU).
