@@ -1,7 +1,8 @@
 // Lab 05: tiled matmul -- the baseline (instructors' file, not the student's): the zero of each exercise's
 // performance scale. Exercise 1's baseline is the uncoalesced naive kernel of stub.cu; exercise k's (k > 1) is
-// exercise k-1's reference kernel, so an exercise earns points only for its own step. Those kernels are kept out of
-// stub.cu, which must not hand over an earlier exercise's answer (cmake/AddLab.cmake, issue 15).
+// exercise k-1's reference kernel as the stubs shipped it (the same code without `__restrict__`), so an exercise earns
+// points only for its own step. Those kernels are kept out of stub.cu, which must not hand over an earlier exercise's
+// answer (cmake/AddLab.cmake, issue 15).
 #include "matmul.hpp"
 
 #include <harness/launcher.hpp>
