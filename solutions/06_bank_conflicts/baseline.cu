@@ -1,8 +1,9 @@
 // Lab 06: bank conflicts -- the baseline (instructors' file, not the student's): the zero of each exercise's
 // performance scale. transpose_tiled's baseline is the naive transpose of stub.cu; transpose_padded's is
 // transpose_tiled's reference as the stubs shipped it (a tiled transpose with 32-way bank conflicts: the reference's
-// kernel with no padding, without `__restrict__` and unrolling), so the exercise earns points only for the padding. That kernel is kept out of stub.cu, which must not hand over transpose_tiled's answer
-// (cmake/AddLab.cmake, issue 15). row_sums's baseline is its stub.
+// kernel with no padding, without `__restrict__` and unrolling), so the exercise earns points only for the padding.
+// That kernel is kept out of stub.cu, which must not hand over transpose_tiled's answer (cmake/AddLab.cmake, issue
+// 15). row_sums's baseline is its stub.
 #include "row_sums.hpp"
 #include "transpose.hpp"
 
