@@ -1,7 +1,6 @@
 #include <harness/random.hpp>
 
-#include <algorithm>
-#include <thread>
+#include <harness/parallel.hpp>
 
 namespace harness {
 
@@ -14,19 +13,10 @@ RandomValues make(const RandomRecipe& recipe, std::size_t n) {
   RandomValues v;
   v.recipe = recipe;
   v.resize(n);
-  const auto fill = [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) v[i] = detail::random_value(recipe, recipe.seed, i);
-  };
   constexpr std::size_t kPerThread = 1 << 20;
-  const std::size_t threads =
-      std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), (n + kPerThread - 1) / kPerThread);
-  if (threads <= 1) {
-    fill(0, n);
-    return v;
-  }
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(fill, n * t / threads, n * (t + 1) / threads);
-  for (auto& thread : pool) thread.join();
+  parallel_chunks(n, kPerThread, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) v[i] = detail::random_value(recipe, recipe.seed, i);
+  });
   return v;
 }
 }  // namespace

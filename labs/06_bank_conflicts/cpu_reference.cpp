@@ -1,5 +1,6 @@
 #include "cpu_reference.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace lab06::cpu {
@@ -8,8 +9,13 @@ std::vector<double> transpose(const std::vector<float>& in, std::int64_t rows, s
   if (rows < 0 || cols < 0 || static_cast<std::int64_t>(in.size()) != rows * cols)
     throw std::invalid_argument("transpose: bad shape");
   std::vector<double> out(in.size());
-  for (std::int64_t r = 0; r < rows; ++r)
-    for (std::int64_t c = 0; c < cols; ++c) out[c * rows + r] = in[r * cols + c];
+  // In 32 x 32 tiles, for the reason the lab's kernels tile: a row-by-row loop writes each element of `out` a whole
+  // row apart and misses the cache on every write (4 of the 4.3 s `time` spent making inputs at 8192 x 8192).
+  constexpr std::int64_t kTile = 32;
+  for (std::int64_t r0 = 0; r0 < rows; r0 += kTile)
+    for (std::int64_t c0 = 0; c0 < cols; c0 += kTile)
+      for (std::int64_t r = r0; r < std::min(r0 + kTile, rows); ++r)
+        for (std::int64_t c = c0; c < std::min(c0 + kTile, cols); ++c) out[c * rows + r] = in[r * cols + c];
   return out;
 }
 

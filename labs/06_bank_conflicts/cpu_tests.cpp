@@ -24,6 +24,18 @@ TEST_CASE("transposing twice gives the matrix back", "[lab06][cpu]") {
   REQUIRE(back == std::vector<double>(a.begin(), a.end()));
 }
 
+TEST_CASE("transpose puts every element where the definition says, across several tiles and ragged edges",
+          "[lab06][cpu]") {
+  // 67 x 45: two full 32 x 32 tiles each way plus a partial tile on both edges, so the tiled loop's bounds are tested.
+  const std::int64_t rows = 67, cols = 45;
+  std::vector<float> a(static_cast<std::size_t>(rows * cols));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i);
+  const auto t = cpu::transpose(a, rows, cols);
+  REQUIRE(t.size() == a.size());
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c) REQUIRE(t[c * rows + r] == a[r * cols + c]);
+}
+
 TEST_CASE("row sums add up each row, whatever its length", "[lab06][cpu]") {
   // 2 x 3:  1 2 3  ->  6
   //         4 5 6      15

@@ -1,9 +1,15 @@
 #include <harness/compare.hpp>
+#include <harness/parallel.hpp>
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 using harness::compare;
 using harness::Tolerance;
@@ -70,6 +76,53 @@ TEST_CASE("the first mismatches are reported with index, value and expectation",
   const auto text = c.describe("output 'y'", Tolerance::exact());
   REQUIRE(text.find("7 of 100 elements differ") != std::string::npos);
   REQUIRE(text.find("first at [7]: got 2, expected 1") != std::string::npos);
+}
+
+TEST_CASE("a comparison split over the cores reports what one pass would, in index order", "[harness][compare]") {
+  // Long enough for parallel_chunks to use every core (two on CI): mismatches at the ends of the array, around each
+  // chunk boundary, and more of them than are kept in the first chunk alone.
+  const std::size_t n = (std::size_t{1} << 22) + 7;
+  const std::size_t chunks = harness::parallel_chunk_count(n, 1 << 20);
+  std::vector<float> got(n, 1.0f);
+  std::vector<double> ref(n, 1.0);
+  std::vector<std::size_t> wrong = {0, 1, 2, n - 1};
+  for (std::size_t k = 1; k < chunks; ++k)
+    for (std::size_t i : {n * k / chunks - 1, n * k / chunks}) wrong.push_back(i);
+  std::sort(wrong.begin(), wrong.end());
+  wrong.erase(std::unique(wrong.begin(), wrong.end()), wrong.end());
+  for (std::size_t i : wrong) got[i] = 3.0f;
+  got[n / 2 + 1] = std::numeric_limits<float>::quiet_NaN();
+  wrong.insert(std::upper_bound(wrong.begin(), wrong.end(), n / 2 + 1), n / 2 + 1);
+  const auto c = compare(got.data(), ref.data(), n, Tolerance::exact(), 6);
+  REQUIRE(c.count == n);
+  REQUIRE(c.failures == wrong.size());
+  REQUIRE(c.max_abs_error == 2.0);  // the NaN counts as a failure but has no finite error
+  REQUIRE(c.first.size() == std::min<std::size_t>(6, wrong.size()));
+  for (std::size_t k = 0; k < c.first.size(); ++k) REQUIRE(c.first[k].index == wrong[k]);
+}
+
+TEST_CASE("parallel_chunks covers every index once, in contiguous chunks, and rethrows a chunk's exception",
+          "[harness][parallel]") {
+  for (std::size_t n : {std::size_t{0}, std::size_t{5}, (std::size_t{1} << 21) + 3}) {
+    std::vector<int> seen(n, 0);
+    std::vector<std::pair<std::size_t, std::size_t>> ranges(harness::parallel_chunk_count(n, 1 << 20));
+    const std::size_t used = harness::parallel_chunks(n, 1 << 20, [&](std::size_t k, std::size_t b, std::size_t e) {
+      ranges[k] = {b, e};
+      for (std::size_t i = b; i < e; ++i) ++seen[i];
+    });
+    REQUIRE(used == ranges.size());
+    REQUIRE(std::all_of(seen.begin(), seen.end(), [](int v) { return v == 1; }));
+    REQUIRE(ranges.front().first == 0);
+    REQUIRE(ranges.back().second == n);
+    for (std::size_t k = 1; k < used; ++k) REQUIRE(ranges[k].first == ranges[k - 1].second);
+  }
+  const std::size_t n = std::size_t{1} << 22;
+  const std::size_t last = harness::parallel_chunk_count(n, 1 << 20) - 1;
+  REQUIRE_THROWS_WITH(harness::parallel_chunks(n, 1 << 20,
+                                               [&](std::size_t k, std::size_t, std::size_t) {
+                                                 if (k == last) throw std::runtime_error("chunk failed");
+                                               }),
+                      "chunk failed");
 }
 
 TEST_CASE("integer outputs compare exactly", "[harness][compare]") {

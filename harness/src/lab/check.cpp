@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <map>
 #include <set>
@@ -96,6 +97,29 @@ struct CheckRun {
   std::set<std::pair<std::string, MismatchKind>> hints_shown;  // each kind of hint printed once per exercise
   bool expect_reject = false;
 
+  // The next case's Problem, made and generated on a second thread while this case runs: its CPU reference and host
+  // inputs are CPU work that used to leave the GPU and the runner idle (lab 07's check spent most of its 25 s there).
+  std::future<std::unique_ptr<Problem>> next;
+  std::size_t next_index = 0;
+
+  static std::unique_ptr<Problem> prepare(const Case& c) {
+    auto problem = c.spec->make(c.shape);
+    problem->generate(c.seed);
+    return problem;
+  }
+  // Case `index`'s Problem, generated; starts on the one after it. What generate() threw comes out here, in the case
+  // it belongs to.
+  std::unique_ptr<Problem> take(std::size_t index) {
+    std::future<std::unique_ptr<Problem>> made = std::move(next);
+    const bool prefetched = made.valid() && next_index == index;
+    if (made.valid() && !prefetched) made.wait();  // a case Catch2 skipped: let its thread finish, drop its Problem
+    if (index + 1 < cases.size()) {
+      next_index = index + 1;
+      next = std::async(std::launch::async, prepare, cases[index + 1]);
+    }
+    return prefetched ? made.get() : prepare(cases[index]);
+  }
+
   void record(const Case& c, Outcome& o) {
     if (!o.ok) ++failures[c.spec->name];
     auto& seen = outcomes[c.spec->name];
@@ -125,12 +149,12 @@ struct CheckRun {
     return classify_outputs(first.ints, second.ints, c.shape);
   }
 
-  Outcome execute(const Case& c) {
+  Outcome execute(std::size_t index) {
+    const Case& c = cases[index];
     Outcome o;
     try {
       if (!runner) runner = make_runner(impl);  // started first: its CUDA context comes up while the inputs are made
-      auto problem = c.spec->make(c.shape);
-      problem->generate(c.seed);
+      auto problem = take(index);
       Stream stream;
       problem->poison(stream.get());
       stream.synchronize();
@@ -307,7 +331,7 @@ TEST_CASE("the implementation matches the CPU reference at every shape and seed"
   const std::string exercise = c.spec->name, shape = c.shape.str();
   const auto seed = c.seed;
   CAPTURE(exercise, shape, seed);
-  const auto outcome = active->execute(c);
+  const auto outcome = active->execute(index);
   // The hint goes with the failure's message, once per kind and exercise: the same hint on every case is noise.
   const bool new_hint = !outcome.hint_line.empty() && active->hints_shown.insert({exercise, outcome.hint.kind}).second;
   INFO(outcome.message + (new_hint ? "\n" + outcome.hint_line : std::string()));

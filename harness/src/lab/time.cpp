@@ -85,6 +85,10 @@ int time(const TimeRequest& request) {
   }
   const Shape shape = request.shape.empty() ? spec->timed_shape : Shape::parse(request.shape);
   if (int rc = require_device()) return rc;
+  // Every runner is started first, and all before any is opened: their CUDA contexts come up (runner/main.cpp) in
+  // parallel with each other and with this process's own setup and generate(), instead of after them.
+  std::map<std::string, std::unique_ptr<Runner>> runners;
+  for (const auto& role : roles) runners[role] = make_runner(impl_of.at(role));
 
   // Where a time run spends its seconds (the JSON's "phases_s"): what fast grading has to cut.
   const auto began = std::chrono::steady_clock::now();
@@ -119,9 +123,6 @@ int time(const TimeRequest& request) {
     return write(out, request.results, exit_code::kTestFailure);
   };
 
-  // Every runner is started before any is opened: their CUDA contexts come up in parallel (runner/main.cpp).
-  std::map<std::string, std::unique_ptr<Runner>> runners;
-  for (const auto& role : roles) runners[role] = make_runner(impl_of.at(role));
   for (const auto& role : roles) {
     try {
       runners[role]->open(spec->name, *problem);
