@@ -333,8 +333,10 @@ class ExerciseGrader {
     return std::filesystem::is_regular_file(runner, error) ? runner : std::filesystem::path(binary_);
   }
 
-  ProcessResult run_tool(std::vector<std::string> argv) const {
+  ProcessResult run_tool(std::vector<std::string> argv,
+                         std::vector<std::pair<std::string, std::string>> env = {}) const {
     auto p = lab_process(std::move(argv), kConceptTimeoutS, work_);
+    p.env = std::move(env);
     p.results_pipe = false;
     p.kill_grace_s = options_.kill_grace_s;
     p.capture_limit = 16 << 20;  // ncu's CSV: a row per metric and launch, after the check's own output
@@ -370,7 +372,12 @@ class ExerciseGrader {
             if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
       }
       tell(fmt::format("lab{} {}: ncu counters of /{}/ ({})", lab_.number, x.name, c.kernel, options_.impl));
-      const auto run = run_tool(ncu_command(*tools.ncu, metrics, c.kernel, binary_, options_.impl, x.name));
+      // TMPDIR is the shared /tmp, not the run's private folder, which a runner started by root cannot enter (it
+      // runs as `nobody`) while ncu's library injected into it works in TMPDIR. On an H100 (commit 94a7821, graded as
+      // root) every counter check failed with "Failed to prepare kernel for profiling", while ncu started by hand in
+      // the same run (TMPDIR unset: /tmp) measured lab 6's kernels through the same runners. Not yet re-run on a GPU.
+      const auto run = run_tool(ncu_command(*tools.ncu, metrics, c.kernel, binary_, options_.impl, x.name),
+                                {{"TMPDIR", "/tmp"}});
       x.wall_s += run.wall_s;
       auto report = parse_ncu_csv(run.out + "\n" + run.err);
       if (report.no_permission) {

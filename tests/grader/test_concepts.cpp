@@ -506,6 +506,7 @@ fs::path fake_tools(const TempDir& dir) {
   }
   write_text(tools / "ncu.csv", "==PROF== Connected to process 77 (/x/runners/lab1-student)\n" + kHeader + "\n" + rows);
   std::ofstream(tools / "ncu") << "#!/bin/sh\necho \"ncu $*\" >> \"$FAKE_LAB_TOOL_LOG\"\n"
+                               << "echo \"ncu's TMPDIR=$TMPDIR\" >> \"$FAKE_LAB_TOOL_LOG\"\n"
                                << "if [ \"$FAKE_LAB_NCU\" = noperm ]; then\n"
                                << "  echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access "
                                   "NVIDIA GPU Performance Counters on the target device 0.'\n  exit 1\nfi\n"
@@ -566,6 +567,8 @@ TEST_CASE("grade --concepts measures through ncu and cuobjdump found on PATH, an
                         "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum " + (bin / "lab1").string() +
                         " check --impl student --exercise copy --seeds 1"));
   CHECK_THAT(calls, ContainsSubstring("cuobjdump -sass " + (bin / "runners" / "lab1-student").string()));
+  // ncu runs with the shared /tmp as TMPDIR, which runners of another user can enter (not the run's private folder).
+  CHECK_THAT(calls, ContainsSubstring("ncu's TMPDIR=/tmp\n"));
   // One ncu run per exercise and kernel pattern: copy's two checks share one.
   std::size_t ncu_runs = 0;
   for (std::size_t at = calls.find("ncu "); at != std::string::npos; at = calls.find("ncu ", at + 1)) ++ncu_runs;
