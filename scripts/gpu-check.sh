@@ -8,8 +8,10 @@
 # PHASE is a comma-separated list of `tests` (clean build, the student's timed path for lab 1, every test), `grade`
 # (self-check of every lab), `bench` (one submission of all seven labs graded on the warm build: the reference in the
 # student slot, each lab's `wall_s` in grading-time.json and its "graded in" line in grading-time.txt), `repeat` (lab 1
-# graded twice in a row) and `counters` (shared-memory bank conflicts of lab 6's stubs and references, read by ncu, and
-# `grade --concepts` on labs 1, 2, 3 and 6: docs/concepts.md), or `all` (default). Every phase after `tests` uses the
+# graded twice in a row), `counters` (shared-memory bank conflicts of lab 6's stubs and references, read by ncu, and
+# `grade --concepts` on labs 1, 2, 3 and 6: docs/concepts.md), `exploits` (every file of tests/exploits graded as a
+# student of its own by `grade batch`: refusals and grades in exploits.json, each against its first line's verdict in
+# exploits-verdicts.txt), or `all` (default). Every phase after `tests` uses the
 # build directory that
 # `tests` left. The phases exist because one command on the lent GPU machine may run 10 minutes at most: on an H200
 # (commit 5b25bc3) `tests` took 3.5 minutes, `grade` 11 and `counters` 1. A phase longer than one command runs
@@ -148,6 +150,38 @@ if [ ${#concept_labs[@]} -gt 0 ]; then
     --output "$out/concepts-stub.json") >>"$out/concepts.txt" 2>&1 || status=1
   grep -E "concept|not measured|✓|✗" "$out/concepts.txt"
 fi
+fi
+
+if runs exploits; then
+step "the exploit suite graded as a class: each file of tests/exploits a student of its own (grade batch)"
+# A file whose first line says "// expect: refused <rule>" must be refused by the static check; the others (fair but
+# unusual kernels, and tricks only a run can catch) are graded on the GPU, their grades recorded in exploits.json.
+sub=/tmp/course-exploits
+rm -rf "$sub" && mkdir -p "$sub/submissions" && chmod 755 "$sub"  # runners built there run as nobody under root
+for file in "$root"/tests/exploits/[0-9][0-9]_*/*.cu; do
+  lab=$(basename "$(dirname "$file")")
+  builds "$lab" || continue
+  student="${lab%%_*}-$(basename "$file" .cu)"
+  mkdir -p "$sub/submissions/$student/$lab" && cp "$file" "$sub/submissions/$student/$lab/student.cu"
+done
+(cd "$build" && ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit") >"$out/exploits.txt" 2>&1 ||
+  status=1
+cp "$sub/results/class.json" "$out/exploits.json" 2>/dev/null
+(cd "$build" && ./grade export --format csv --output "$out/exploits.csv" "$sub/results/class.json") || status=1
+for file in "$root"/tests/exploits/[0-9][0-9]_*/*.cu; do
+  lab=$(basename "$(dirname "$file")")
+  builds "$lab" || continue
+  student="${lab%%_*}-$(basename "$file" .cu)"
+  expect=accepted
+  head -1 "$file" | grep -q '^// expect: refused' && expect=refused
+  got=accepted
+  record="$sub/results/students/$student.json"
+  if [ ! -f "$record" ]; then got=unrecorded; elif grep -q '"error": *"[^"]*refused:' "$record"; then got=refused; fi
+  verdict=ok
+  [ "$expect" = "$got" ] || { verdict=MISMATCH; status=1; }
+  echo "$verdict $student: expected $expect, got $got"
+done | tee "$out/exploits-verdicts.txt"
+grep -c '^ok' "$out/exploits-verdicts.txt" | sed 's/$/ exploit files as expected/'
 fi
 
 exit $status
