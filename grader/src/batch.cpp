@@ -24,6 +24,7 @@
 #include "grader/manifest.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
+#include "grader/sanitize.hpp"
 
 namespace grader::batch {
 namespace {
@@ -127,7 +128,8 @@ struct Cli {
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   double build_timeout_s = 600;
   std::optional<double> check_timeout_s, time_timeout_s;
-  bool slurm = false, submit = false, keep_work = false;
+  bool slurm = false, submit = false, keep_work = false, sanitize = false;
+  std::string sanitizer;
   int array_size = 4;
 };
 
@@ -155,6 +157,11 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_option("--time-timeout", cli.time_timeout_s, "seconds for one `time` run (default: the manifest's)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--keep-work", cli.keep_work, "keep each student's build folder (RESULTS/work/STUDENT)");
+  app.add_flag("--sanitize", cli.sanitize,
+               "after each passing check, run it on small shapes under compute-sanitizer, as grade --sanitize does "
+               "(docs/sanitizer.md)");
+  app.add_option("--sanitizer", cli.sanitizer, "compute-sanitizer to use with --sanitize (default: from PATH, "
+                                               "$CUDA_HOME/bin or /usr/local/cuda/bin)");
   auto* slurm = app.add_flag("--slurm", cli.slurm, "write a Slurm job array (one shard per task) and a merge job");
   app.add_option("--array-size", cli.array_size, "--slurm: shards (default 4)")->check(CLI::Range(1, 100000))
       ->needs(slurm);
@@ -206,6 +213,7 @@ std::optional<int> prepare(const Cli& cli, const std::vector<LabEntry>& all_labs
   setup.build_timeout_s = cli.build_timeout_s;
   setup.check_timeout_s = cli.check_timeout_s;
   setup.time_timeout_s = cli.time_timeout_s;
+  if (cli.sanitize || !cli.sanitizer.empty()) setup.sanitizer = locate_sanitizer(cli.sanitizer, "grade batch");
   try {
     for (const LabEntry* lab : labs) {
       auto recipe = load_recipe(recipes / fmt::format("lab{}.json", lab->number));

@@ -77,6 +77,7 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
     options.work_dir = work / "grading";
     options.check_timeout_s = setup.check_timeout_s;
     options.time_timeout_s = setup.time_timeout_s;
+    options.sanitizer = setup.sanitizer;
     if (entry.at("outcome") == "built") {
       options.bin_dir = entry.at("bin_dir").get<std::string>();
       if (report.machine.is_null()) {

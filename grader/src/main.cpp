@@ -186,23 +186,6 @@ void list_labs(const std::vector<LabEntry>& labs, const fs::path& labs_dir, cons
   }
 }
 
-// --sanitize: the compute-sanitizer to run, or nullopt, said once, when there is none (grading goes on without it).
-std::optional<fs::path> locate_sanitizer(const std::string& given) {
-  const char* path = std::getenv("PATH");
-  const char* cuda_home = std::getenv("CUDA_HOME");
-  std::optional<fs::path> found;
-  std::error_code error;
-  if (!given.empty()) {
-    if (fs::is_regular_file(given, error)) found = fs::absolute(given, error);
-  } else {
-    found = find_compute_sanitizer(path ? path : "", cuda_home ? cuda_home : "");
-  }
-  if (!found)
-    fmt::print(stderr, "grade: --sanitize: compute-sanitizer is not installed ({}); grading without it\n",
-               given.empty() ? "not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin" : "no file " + given);
-  return found;
-}
-
 // --concepts: the tools the checks use, each missing one said once (its checks are skipped and cost nothing).
 std::shared_ptr<ConceptTools> locate_concept_tools(const Cli& cli, const std::vector<const LabEntry*>& labs,
                                                    const std::map<int, Manifest>& manifests) {
@@ -332,7 +315,7 @@ int run(int argc, char** argv) {
   options.check_timeout_s = report.check_timeout_s = cli.check_timeout_s;
   options.time_timeout_s = report.time_timeout_s = cli.time_timeout_s;
   options.progress = [](const std::string& what) { fmt::print(stderr, "  {} ...\n", what); };
-  if (cli.sanitize || !cli.sanitizer.empty()) options.sanitizer = locate_sanitizer(cli.sanitizer);
+  if (cli.sanitize || !cli.sanitizer.empty()) options.sanitizer = locate_sanitizer(cli.sanitizer, "grade");
   if (cli.concepts || !cli.ncu.empty() || !cli.cuobjdump.empty())
     options.concepts = locate_concept_tools(cli, usable, manifests);
   options.warn = [](const std::string& what) { fmt::print(stderr, "grade: {}\n", what); };

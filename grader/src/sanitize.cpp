@@ -5,9 +5,12 @@
 
 #include "grader/concepts.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cstdlib>
 #include <system_error>
 
 namespace grader {
@@ -57,6 +60,22 @@ std::optional<SanitizerTool> parse_sanitizer_tool(std::string_view name) {
 
 std::optional<std::filesystem::path> find_compute_sanitizer(std::string_view path_env, std::string_view cuda_home) {
   return find_cuda_tool("compute-sanitizer", path_env, cuda_home);
+}
+
+std::optional<std::filesystem::path> locate_sanitizer(const std::string& given, std::string_view who) {
+  const char* path = std::getenv("PATH");
+  const char* cuda_home = std::getenv("CUDA_HOME");
+  std::optional<std::filesystem::path> found;
+  std::error_code error;
+  if (!given.empty()) {
+    if (std::filesystem::is_regular_file(given, error)) found = std::filesystem::absolute(given, error);
+  } else {
+    found = find_compute_sanitizer(path ? path : "", cuda_home ? cuda_home : "");
+  }
+  if (!found)
+    fmt::print(stderr, "{}: --sanitize: compute-sanitizer is not installed ({}); grading without it\n", who,
+               given.empty() ? "not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin" : "no file " + given);
+  return found;
 }
 
 std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer, SanitizerTool tool,

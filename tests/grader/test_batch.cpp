@@ -229,6 +229,37 @@ TEST_CASE("grade batch grades a class: a good student, a compile error, a refusa
   CHECK_FALSE(fs::exists(c.results / "work" / "alice"));  // build folders go once the result is recorded
 }
 
+TEST_CASE("grade batch --sanitize runs compute-sanitizer on each student's build, and a finding is memory-error",
+          "[batch][slow]") {
+  FakeClass c;
+  c.student("alice/lab1.cu", "FAKE_LAB_MODE=good");
+  // A stand-in compute-sanitizer that logs its command line and reports a memcheck finding.
+  const auto tool = c.dir.path / "compute-sanitizer";
+  const auto log = c.dir.path / "sanitizer.log";
+  write_text(tool, "#!/bin/sh\necho \"$@\" >> '" + log.string() + "'\n"
+                   "if [ \"$2\" = memcheck ]; then echo '========= Invalid __shared__ write of size 4 bytes'; "
+                   "echo '========= ERROR SUMMARY: 1 error'; exit 86; fi\necho '========= ERROR SUMMARY: 0 errors'\n");
+  fs::permissions(tool, fs::perms::owner_all);
+  const auto r = run(c.args({"--sanitizer", tool.string()}), c.env());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto copy = c.student_file("alice").at("runs").at(0).at("labs").at(0).at("exercises").at(0);
+  CHECK(copy.at("status") == "memory-error");
+  CHECK(copy.at("performance_points") == 0);
+  CHECK(copy.at("sanitized") == json::array({"memcheck: Invalid __shared__ write of size 4 bytes"}));
+  // The tool ran the student's own build of the lab, in the student's work folder.
+  CHECK_THAT(read_text(log), ContainsSubstring("/work/alice/"));
+  CHECK_THAT(read_text(log), ContainsSubstring("check --impl student --exercise copy"));
+
+  // Without --sanitize nothing runs under the tool.
+  FakeClass plain;
+  plain.student("bob/lab1.cu", "FAKE_LAB_MODE=good");
+  fs::remove(log);
+  REQUIRE(run(plain.args(), plain.env()).exit_code == 0);
+  CHECK_FALSE(fs::exists(log));
+  CHECK(plain.student_file("bob").at("runs").at(0).at("labs").at(0).at("exercises").at(0).at("status") == "ok");
+}
+
 TEST_CASE("a batch killed with kill -9 and started again loses nothing and grades nobody twice", "[batch][slow]") {
   FakeClass c("0.4");
   for (const char* name : {"s1", "s2", "s3", "s4", "s5", "s6"}) c.student(std::string(name) + "/lab1.cu", "good");

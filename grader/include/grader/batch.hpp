@@ -114,6 +114,8 @@ struct BatchSetup {
   bool keep_work = false;         ///< keep work/STUDENT after the result is recorded
   double build_timeout_s = 600;
   std::optional<double> check_timeout_s, time_timeout_s;
+  /// --sanitize: compute-sanitizer, run after each passing check as `grade --sanitize` runs it (docs/sanitizer.md)
+  std::optional<std::filesystem::path> sanitizer;
 };
 
 /// The build worker: builds each lab's file of `student` in results/work/STUDENT/labN and writes what happened to

@@ -42,6 +42,11 @@ inline constexpr int kSanitizerFoundExit = 86;
 /// `cuda_home`/bin (CUDA_HOME), else /usr/local/cuda/bin. nullopt when none has it.
 std::optional<std::filesystem::path> find_compute_sanitizer(std::string_view path_env, std::string_view cuda_home);
 
+/// `--sanitize` / `--sanitizer GIVEN` of `grade` and `grade batch`: the file GIVEN, or compute-sanitizer found from
+/// this process's PATH and CUDA_HOME (find_compute_sanitizer). nullopt when there is none, said once on stderr by
+/// `who` ("grade", "grade batch"): grading goes on without it.
+std::optional<std::filesystem::path> locate_sanitizer(const std::string& given, std::string_view who);
+
 /// The command of one sanitizer run: `tool` around `lab_binary check --impl IMPL --exercise EX --seeds SEED --small`.
 /// compute-sanitizer follows the runner processes labN starts (`--target-processes all`), whose environment keeps the
 /// tool's injection variables (harness/src/runner_client.cpp); CUDA API errors the harness provokes and handles are
