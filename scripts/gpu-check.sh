@@ -11,15 +11,14 @@
 # graded twice in a row), `counters` (shared-memory bank conflicts of lab 6's stubs and references, read by ncu, and
 # `grade --concepts` on labs 1, 2, 3 and 6: docs/concepts.md), `exploits` (every file of tests/exploits graded as a
 # student of its own by `grade batch`: refusals and grades in exploits.json, each against its first line's verdict in
-# exploits-verdicts.txt), or `all` (default). Every phase after `tests` uses the
-# build directory that
-# `tests` left. The phases exist because one command on the lent GPU machine may run 10 minutes at most: on an H200
-# (commit 5b25bc3) `tests` took 3.5 minutes, `grade` 11 and `counters` 1. A phase longer than one command runs
-# detached and is collected by the next call, made within the 30 s the machine stays warm:
-#   call 1: scripts/gpu-check.sh $OUT C tests; mkdir -p /tmp/gc; (setsid nohup bash -c "scripts/gpu-check.sh /tmp/gc C
-#           grade,counters >/tmp/gc/log.txt 2>&1; echo \$? >/tmp/gc.done" </dev/null >/dev/null 2>&1 &);
-#           while [ ! -e /tmp/gc.done ] && [ $SECONDS -lt 580 ]; do sleep 5; done
-#   call 2: while [ ! -e /tmp/gc.done ]; do sleep 5; done; cp /tmp/gc/* $OUT/
+# exploits-verdicts.txt), or `all` (default). Every phase after `tests` uses the build directory that `tests` left,
+# or makes one.
+# The phases exist because one command on the lent GPU machine may run 10 minutes at most, and the machine stays
+# warm only about 30 s between calls (a later call often finds a fresh one): make each call whole, building first
+# when it starts on a fresh machine (cmake + make -j16: about 70 s), and bring OUT_DIR back as one tar file. On an
+# H100 (commits f53ea7b and 94a7821): `tests` 9.5 minutes (433 tests six at a time), `grade` 5.5, `bench` 2.2
+# (133 s of grading), `counters` 2. GPU_CHECK_TESTS=REGEX splits `tests` over two calls, e.g. '^lab[1-4]\.' and
+# '^(lab[5-7]|harness|grader|labs|kit|stubs)\.'.
 #
 # COURSE_LABS="01_coalescing;02_divergence" limits the build and the grading to those labs (default: all).
 # Dependencies missing on the GPU machine (CLI11) are found under .deps/root/usr when present: scripts/fetch-gpu-deps.sh
@@ -43,6 +42,12 @@ labs=all
 runs() { [ "$phase" = all ] || [[ ",$phase," == *",$1,"* ]]; }
 builds() { [ -z "${COURSE_LABS:-}" ] || [[ ";$COURSE_LABS;" == *";$1;"* ]]; }
 
+if ! runs tests && [ ! -f "$build/CMakeCache.txt" ]; then  # a fresh machine: the later phases need a build
+  step "configure and build everything (no build directory at $build)"
+  cmake -S "$root" -B "$build" -G "Unix Makefiles" "${prefix[@]}" >"$out/build.log" 2>&1 &&
+    make -C "$build" -j"$jobs" >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+fi
+
 if runs tests; then
 step "GPU"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
@@ -51,8 +56,7 @@ step "configure (clean build directory $build)"
 rm -rf "$build"
 cmake -S "$root" -B "$build" -G "Unix Makefiles" "${prefix[@]}" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 
-# At most 8 files come back from the GPU machine: build.log, student-lab1.{txt,json}, ctest.log, hostile-lab1.json,
-# self-check.txt and the results JSON.
+# At most 8 files come back from the GPU machine: tar OUT_DIR into one file when more are wanted.
 # The student's path, timed as the issue states it: a fresh configured build directory, one lab, one grade.
 if builds 01_coalescing; then
   step "make lab1 && ./grade lab1, as the README types it (fresh build directory, no -j)"
@@ -66,33 +70,36 @@ fi
 step "build everything"
 make -C "$build" -j"$jobs" >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 
-step "every test that can use the GPU, GPU required"
-# The static checks of submissions, the README's commands, the sheets and the slides run on the CPU alone and CI runs
-# them on every commit; here they would only spend the 10 minutes one command on the GPU machine may take.
-(cd "$build" && ctest -j6 --output-on-failure -LE "static_check|readme" -E "^(slides|sheets|cmake)\\.") \
-  >"$out/ctest.log" 2>&1 || status=1
-grep -E "tests passed|Failed|\*\*\*" "$out/ctest.log" | tail -25
-
 if builds 01_coalescing && [ "$(id -u)" = 0 ]; then
   step "run as root, runners drop to nobody and still start from a folder only root can enter"
   private=$(mktemp -d /root/course-private.XXXXXX)
   cp -r "$build/lab1" "$build/runners" "$private/" && chmod 700 "$private"
-  (cd "$private" && ./lab1 check --impl reference --exercise scale --seeds 1) 2>&1 | tail -2 | tee -a "$out/ctest.log"
+  (cd "$private" && ./lab1 check --impl reference --exercise scale --seeds 1) 2>&1 | tail -2 | tee -a "$out/boundary.log"
   [ "${PIPESTATUS[0]}" = 0 ] || { echo "FAILED: lab1 check from a root-only folder"; status=1; }
   rm -rf "$private"
 fi
 
 if builds 01_coalescing; then
   step "compute-sanitizer as a gate: the reference of lab 1 must come out clean (runners, IPC buffers, nobody)"
-  (cd "$build" && ./grade lab1 --impl reference --sanitize --commit "$commit" --output "$out/sanitize-lab1.json") \
-    2>&1 | tail -8 | tee -a "$out/ctest.log"
+  # Three minutes at most: its cost is not known yet (docs/sanitizer.md), and every test is still to run.
+  (cd "$build" && timeout 180 ./grade lab1 --impl reference --sanitize --commit "$commit" \
+     --output "$out/sanitize-lab1.json") \
+    2>&1 | tail -8 | tee -a "$out/boundary.log"
 fi
 
 if builds 01_coalescing; then
   step "a hostile kernel on a private stream never joined to the harness's: graded at its true time?"
   (cd "$build" && ./grade lab1 --impl hostile_scale-private_stream --exercise scale --commit "$commit" \
-     --output "$out/hostile-lab1.json") 2>&1 | tee -a "$out/ctest.log" || status=1
+     --output "$out/hostile-lab1.json") 2>&1 | tee -a "$out/boundary.log" || status=1
 fi
+
+step "every test that can use the GPU, GPU required"
+# The static checks of submissions, the README's commands, the sheets and the slides run on the CPU alone and CI runs
+# them on every commit; here they would only spend the 10 minutes one command on the GPU machine may take.
+# GPU_CHECK_TESTS=REGEX runs only the tests it matches (ctest -R), to split the phase over two calls.
+(cd "$build" && ctest -j6 --output-on-failure -LE "static_check|readme" -E "^(slides|sheets|cmake)\\." \
+   ${GPU_CHECK_TESTS:+-R "$GPU_CHECK_TESTS"}) >"$out/ctest.log" 2>&1 || status=1
+grep -E "tests passed|Failed|\*\*\*" "$out/ctest.log" | tail -25
 fi
 
 if runs grade; then
