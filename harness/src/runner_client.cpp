@@ -374,6 +374,14 @@ std::string mutation_of(const std::string& name) {
 
 fs::path runner_directory() { return self_directory() / "runners"; }
 
+bool cuda_tool_attached() {
+  static const char* prefixes[] = {"CUDA_INJECTION", "COMPUTE_SANITIZER", "NV_COMPUTE_PROFILER", "NCU_", "NSYS_"};
+  for (char** e = environ; e && *e; ++e)
+    for (const char* prefix : prefixes)
+      if (std::strncmp(*e, prefix, std::strlen(prefix)) == 0) return true;
+  return false;
+}
+
 std::vector<std::string> runner_names() {
   std::vector<std::string> names;
   std::error_code error;

@@ -74,6 +74,11 @@ class Runner {
   virtual void close() = 0;
 };
 
+/// True when a CUDA tool that follows this process's kernels is attached (ncu, nsys, compute-sanitizer): one of its
+/// injection variables is set. Such tools serialize and replay kernels across processes; work the referee overlaps
+/// with a runner's run (check's next case, made on a second thread) is then left out.
+bool cuda_tool_attached();
+
 /// Where this lab's runner programs are: `runners/` beside the lab binary.
 std::filesystem::path runner_directory();
 /// The implementations this lab can run: its runner programs in `runner_directory()`.

@@ -99,8 +99,10 @@ struct CheckRun {
 
   // The next case's Problem, made and generated on a second thread while this case runs: its CPU reference and host
   // inputs are CPU work that used to leave the GPU and the runner idle (lab 07's check spent most of its 25 s there).
+  // Not under a CUDA tool (ncu, compute-sanitizer), which serializes kernels across processes: one case at a time.
   std::future<std::unique_ptr<Problem>> next;
   std::size_t next_index = 0;
+  bool prefetch = !cuda_tool_attached();
 
   static std::unique_ptr<Problem> prepare(const Case& c) {
     auto problem = c.spec->make(c.shape);
@@ -113,7 +115,7 @@ struct CheckRun {
     std::future<std::unique_ptr<Problem>> made = std::move(next);
     const bool prefetched = made.valid() && next_index == index;
     if (made.valid() && !prefetched) made.wait();  // a case Catch2 skipped: let its thread finish, drop its Problem
-    if (index + 1 < cases.size()) {
+    if (prefetch && index + 1 < cases.size()) {
       next_index = index + 1;
       next = std::async(std::launch::async, prepare, cases[index + 1]);
     }
