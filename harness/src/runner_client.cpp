@@ -54,19 +54,29 @@ std::string runner_prefix() { return "lab" + std::to_string(std::stoi(lab().id))
 /// sanitizer runs the lab binary (ncu, compute-sanitizer), it follows child processes through variables of its own
 /// (LD_PRELOAD, CUDA_INJECTION64_PATH, NV_*): those pass, or the runner crashes half-injected. A graded run never has
 /// them: `grade` starts labN with an allowlisted environment.
+/// The variables through which a CUDA tool (ncu, nsys, compute-sanitizer) follows a process: a runner keeps them.
+constexpr const char* kToolPrefixes[] = {"CUDA_INJECTION", "NVTX_INJECTION", "NV_", "NCU_", "NSYS_",
+                                         "COMPUTE_SANITIZER", "CUDA_MEMCHECK", "NVIDIA_PROCESS_INJECTION"};
+/// Those of them only an attached tool sets (cuda_tool_attached): not NV_ alone, which NVIDIA's CUDA container images
+/// set for their own use (NV_CUDA_LIB_VERSION, ...).
+constexpr const char* kAttachedToolPrefixes[] = {"CUDA_INJECTION", "COMPUTE_SANITIZER", "NV_COMPUTE_PROFILER", "NCU_",
+                                                 "NSYS_"};
+
+template <std::size_t N>
+bool starts_with_any(std::string_view text, const char* const (&prefixes)[N]) {
+  return std::any_of(std::begin(prefixes), std::end(prefixes),
+                     [&](const char* prefix) { return text.starts_with(prefix); });
+}
+
 std::vector<std::string> runner_environment() {
   static const char* kept[] = {"PATH", "HOME", "LANG", "TMPDIR", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
                                "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING", "LD_PRELOAD"};
-  static const char* tool_prefixes[] = {"CUDA_INJECTION", "NVTX_INJECTION", "NV_", "NCU_", "NSYS_",
-                                        "COMPUTE_SANITIZER", "CUDA_MEMCHECK", "NVIDIA_PROCESS_INJECTION"};
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     const std::string entry(*e);
     const std::string name = entry.substr(0, entry.find('='));
     const bool wanted =
-        std::find(std::begin(kept), std::end(kept), name) != std::end(kept) ||
-        std::any_of(std::begin(tool_prefixes), std::end(tool_prefixes),
-                    [&](const char* prefix) { return name.rfind(prefix, 0) == 0; });
+        std::find(std::begin(kept), std::end(kept), name) != std::end(kept) || starts_with_any(name, kToolPrefixes);
     if (wanted) env.push_back(entry);
   }
   return env;
@@ -375,10 +385,8 @@ std::string mutation_of(const std::string& name) {
 fs::path runner_directory() { return self_directory() / "runners"; }
 
 bool cuda_tool_attached() {
-  static const char* prefixes[] = {"CUDA_INJECTION", "COMPUTE_SANITIZER", "NV_COMPUTE_PROFILER", "NCU_", "NSYS_"};
   for (char** e = environ; e && *e; ++e)
-    for (const char* prefix : prefixes)
-      if (std::strncmp(*e, prefix, std::strlen(prefix)) == 0) return true;
+    if (starts_with_any(*e, kAttachedToolPrefixes)) return true;
   return false;
 }
 

@@ -37,6 +37,7 @@ TEST_CASE("a CUDA tool is seen as attached by its injection variables, and only 
   CHECK_FALSE(harness::cuda_tool_attached());
   {
     const ScopedEnv unrelated("NVIDIA_VISIBLE_DEVICES", "all");  // set by container runtimes, not by tools
+    const ScopedEnv image("NV_CUDA_LIB_VERSION", "13.0.0-1");     // set by NVIDIA's CUDA container images
     CHECK_FALSE(harness::cuda_tool_attached());
   }
   for (const char* name : {"CUDA_INJECTION64_PATH", "COMPUTE_SANITIZER_OPTIONS", "NCU_FLAGS"}) {
