@@ -74,7 +74,8 @@ if builds 01_coalescing && [ "$(id -u)" = 0 ]; then
   step "run as root, runners drop to nobody and still start from a folder only root can enter"
   private=$(mktemp -d /root/course-private.XXXXXX)
   cp -r "$build/lab1" "$build/runners" "$private/" && chmod 700 "$private"
-  (cd "$private" && ./lab1 check --impl reference --exercise scale --seeds 1) 2>&1 | tail -2 | tee -a "$out/boundary.log"
+  (cd "$private" && ./lab1 check --impl reference --exercise scale --seeds 1) 2>&1 | tail -2 |
+    tee -a "$out/boundary.log"
   [ "${PIPESTATUS[0]}" = 0 ] || { echo "FAILED: lab1 check from a root-only folder"; status=1; }
   rm -rf "$private"
 fi
@@ -165,20 +166,22 @@ step "the exploit suite graded as a class: each file of tests/exploits a student
 # unusual kernels, and tricks only a run can catch) are graded on the GPU, their grades recorded in exploits.json.
 sub=/tmp/course-exploits
 rm -rf "$sub" && mkdir -p "$sub/submissions" && chmod 755 "$sub"  # runners built there run as nobody under root
+files=()  # the exploit files of the labs this run builds, each graded as the student NN-<file name>
 for file in "$root"/tests/exploits/[0-9][0-9]_*/*.cu; do
   lab=$(basename "$(dirname "$file")")
-  builds "$lab" || continue
-  student="${lab%%_*}-$(basename "$file" .cu)"
-  mkdir -p "$sub/submissions/$student/$lab" && cp "$file" "$sub/submissions/$student/$lab/student.cu"
+  builds "$lab" && files+=("$file")
 done
-(cd "$build" && ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit") >"$out/exploits.txt" 2>&1 ||
-  status=1
+student_of() { local lab; lab=$(basename "$(dirname "$1")"); echo "${lab%%_*}-$(basename "$1" .cu)"; }
+for file in "${files[@]}"; do
+  into="$sub/submissions/$(student_of "$file")/$(basename "$(dirname "$file")")"
+  mkdir -p "$into" && cp "$file" "$into/student.cu"
+done
+(cd "$build" && ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit") \
+  >"$out/exploits.txt" 2>&1 || status=1
 cp "$sub/results/class.json" "$out/exploits.json" 2>/dev/null
 (cd "$build" && ./grade export --format csv --output "$out/exploits.csv" "$sub/results/class.json") || status=1
-for file in "$root"/tests/exploits/[0-9][0-9]_*/*.cu; do
-  lab=$(basename "$(dirname "$file")")
-  builds "$lab" || continue
-  student="${lab%%_*}-$(basename "$file" .cu)"
+for file in "${files[@]}"; do
+  student=$(student_of "$file")
   expect=accepted
   head -1 "$file" | grep -q '^// expect: refused' && expect=refused
   got=accepted
