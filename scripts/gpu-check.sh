@@ -175,6 +175,8 @@ student_of() { local lab; lab=$(basename "$(dirname "$1")"); echo "${lab%%_*}-$(
 for file in "${files[@]}"; do
   into="$sub/submissions/$(student_of "$file")/$(basename "$(dirname "$file")")"
   mkdir -p "$into" && cp "$file" "$into/student.cu"
+  # What a student may hand in beside the file: the folders next to it (06's doctored harness/launcher.hpp).
+  find "$(dirname "$file")" -mindepth 1 -maxdepth 1 -type d -exec cp -r {} "$into/" \;
 done
 (cd "$build" && ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit") \
   >"$out/exploits.txt" 2>&1 || status=1
