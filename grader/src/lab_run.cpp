@@ -158,11 +158,57 @@ class ExerciseGrader {
         given_seeds_(options.seeds.empty() ? std::vector<std::uint64_t>{} : parse_seeds(options.seeds)) {}
 
   ExerciseResult grade(const ExerciseSpec& spec) {
+    ExerciseResult x = start(spec);
+    tell(fmt::format("lab{} {}: check ({})", lab_.number, x.name, options_.impl));
+    const bool passed = checked(x, run_process(check_process(x)));
+    return finish(std::move(x), spec, passed);
+  }
+
+  /// Every exercise of `specs`, their checks run at once (none is timed, and each is a process of its own with its
+  /// own GPU context), then each exercise's sanitizer runs, timed run and concept checks one after another, after
+  /// every check has ended: no timed run shares the GPU. A check that failed for a reason another process on the
+  /// GPU could cause (a crash, a CUDA error such as running out of memory, unusable results) is run again alone, so
+  /// one exercise's greed cannot cost another its points. A time-out is not: the GPU is shared in time slices, and
+  /// the limits are minutes where checks take seconds.
+  std::vector<ExerciseResult> grade_all(const std::vector<const ExerciseSpec*>& specs) {
+    if (specs.size() <= 1) return specs.empty() ? std::vector<ExerciseResult>{} : std::vector{grade(*specs.front())};
+    std::vector<ExerciseResult> xs;
+    std::vector<ProcessOptions> checks;
+    std::string names;
+    for (const auto* spec : specs) {
+      xs.push_back(start(*spec));
+      checks.push_back(check_process(xs.back()));
+      names += (names.empty() ? "" : ", ") + spec->name;
+    }
+    tell(fmt::format("lab{} {}: checks at once ({})", lab_.number, names, options_.impl));
+    const auto runs = run_processes(checks);
+    std::vector<bool> passed(specs.size());
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      ExerciseResult& x = xs[i];
+      passed[i] = checked(x, runs[i]);
+      if (passed[i] || (x.status != Status::kCrash && x.status != Status::kCudaError && x.status != Status::kBadOutput))
+        continue;
+      tell(fmt::format("lab{} {}: check again, alone ({})", lab_.number, x.name, options_.impl));
+      x = start(*specs[i]);
+      passed[i] = checked(x, run_process(check_process(x)));
+    }
+    std::vector<ExerciseResult> graded;
+    for (std::size_t i = 0; i < specs.size(); ++i) graded.push_back(finish(std::move(xs[i]), *specs[i], passed[i]));
+    return graded;
+  }
+
+ private:
+  ExerciseResult start(const ExerciseSpec& spec) const {
     ExerciseResult x;
     x.name = spec.name;
     x.correctness_max = spec.correctness_points;
     x.performance_max = spec.performance_points;
-    const bool checked = check(x) && sanitize(x);
+    return x;
+  }
+
+  // Sanitizer, timed run, score and concept checks of an exercise whose check ended (`passed`: every test passed).
+  ExerciseResult finish(ExerciseResult x, const ExerciseSpec& spec, bool passed) {
+    const bool checked = passed && sanitize(x);
     const bool timed_ok = checked && time(x) && reference_in_standing(x, spec);
     x.score = score_exercise({spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total,
                               timed_ok, timed_ok ? x.timing->student.median_ms : 0,
@@ -177,15 +223,18 @@ class ExerciseGrader {
     return x;
   }
 
- private:
   void tell(const std::string& what) const {
     if (options_.progress) options_.progress(what);
   }
 
-  ProcessResult launch(std::vector<std::string> argv, double timeout_s) const {
+  ProcessOptions process(std::vector<std::string> argv, double timeout_s) const {
     auto p = lab_process(std::move(argv), timeout_s, work_);
     p.kill_grace_s = options_.kill_grace_s;
-    return run_process(p);
+    return p;
+  }
+
+  ProcessResult launch(std::vector<std::string> argv, double timeout_s) const {
+    return run_process(process(std::move(argv), timeout_s));
   }
 
   std::vector<std::uint64_t> check_seeds() const {
@@ -198,14 +247,17 @@ class ExerciseGrader {
     return seeds;
   }
 
-  // Runs `check`; true when every planned test passed.
-  bool check(ExerciseResult& x) {
-    const CheckPlan plan{x.name, options_.impl, check_seeds()};
-    x.seeds = plan.seeds;
-    tell(fmt::format("lab{} {}: check ({})", lab_.number, x.name, options_.impl));
-    const auto run = launch({binary_, "check", "--impl", options_.impl, "--exercise", x.name, "--results",
-                             kResultsPath, "--seeds", join(plan.seeds)},
-                            check_timeout_s_);
+  // The `check` run of an exercise, at seeds chosen now (kept in x.seeds).
+  ProcessOptions check_process(ExerciseResult& x) const {
+    x.seeds = check_seeds();
+    return process({binary_, "check", "--impl", options_.impl, "--exercise", x.name, "--results", kResultsPath,
+                    "--seeds", join(x.seeds)},
+                   check_timeout_s_);
+  }
+
+  // Reads how `check` went; true when every planned test passed.
+  bool checked(ExerciseResult& x, const ProcessResult& run) const {
+    const CheckPlan plan{x.name, options_.impl, x.seeds};
     x.wall_s += run.wall_s;
     x.check_s = run.wall_s;
 
@@ -728,14 +780,16 @@ LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOp
   if (!r.built) r.message = not_built_message(lab.number);
 
   if (!options.seeds.empty()) parse_seeds(options.seeds);  // a bad list is the caller's error, even unbuilt
-  std::optional<ExerciseGrader> grader;
-  if (r.built) grader.emplace(lab, manifest, options, r.check_timeout_s, r.time_timeout_s);
-  for (const auto& spec : manifest.exercises) {
-    if (!options.exercise.empty() && spec.name != options.exercise) continue;
-    if (r.built) {
-      r.exercises.push_back(grader->grade(spec));
-      continue;
-    }
+  std::vector<const ExerciseSpec*> specs;
+  for (const auto& spec : manifest.exercises)
+    if (options.exercise.empty() || spec.name == options.exercise) specs.push_back(&spec);
+  if (r.built) {
+    ExerciseGrader grader(lab, manifest, options, r.check_timeout_s, r.time_timeout_s);
+    r.exercises = grader.grade_all(specs);
+    return r;
+  }
+  for (const auto* each : specs) {
+    const auto& spec = *each;
     ExerciseResult x;
     x.name = spec.name;
     x.status = Status::kNoBinary;

@@ -21,6 +21,9 @@
 //                         huge_file       check first writes a byte at 1 GiB into ./huge (sparse: no disk used)
 //                         fork_chain      check becomes a chain of setsid'd processes, each forking the next and
 //                                         exiting at once, for 10 s; each writes its pid to FAKE_LAB_PID_FILE
+//                         crowded         check enters FAKE_LAB_CROWD_DIR (a file named by its pid) and waits up to
+//                                         1.5 s for another check to enter; if one does (checks run at once), it
+//                                         ends like a GPU out of memory (exit 110), else it behaves
 //                       Misbehaviour hits only impl `student`, or `baseline` (the stub, which the self-check grades
 //                       in the student slot; the reference stays right, as in a real lab), except
 //                       no_gpu, which hits everything, and slow_reference, a GPU that is busy while the reference
@@ -232,6 +235,23 @@ void write_huge_file() {
   std::filesystem::remove("huge");
 }
 
+// `crowded`: true when another check is in FAKE_LAB_CROWD_DIR at the same time as this one.
+bool crowded() {
+  namespace fs = std::filesystem;
+  const fs::path dir = env("FAKE_LAB_CROWD_DIR");
+  const fs::path mine = dir / std::to_string(::getpid());
+  std::ofstream(mine).put('\n');
+  bool company = false;
+  for (int round = 0; round < 150 && !company; ++round) {
+    company = std::distance(fs::directory_iterator(dir), fs::directory_iterator()) > 1;
+    if (!company) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // Stay a little longer, so a check that entered just now sees this one too.
+  std::this_thread::sleep_for(std::chrono::milliseconds(company ? 200 : 0));
+  fs::remove(mine);
+  return company;
+}
+
 int run_check(const Exercise& ex, const std::string& impl, const std::string& results, const std::string& seeds_text) {
   const std::string mode = graded_slot(impl) ? mode_for(ex.name) : "good";
   if (mode == "exit_early") return 0;
@@ -242,6 +262,10 @@ int run_check(const Exercise& ex, const std::string& impl, const std::string& re
   if (mode == "fork_chain") fork_chain();
   if (mode == "huge_file") write_huge_file();
   if (mode == "spy") spy();
+  if (mode == "crowded" && crowded()) {
+    std::cerr << "CUDA error: out of memory (cudaErrorMemoryAllocation) at " << ex.name << ".cu:17\n";
+    return 110;
+  }
   auto seeds = split(seeds_text.empty() || mode == "ignore_seeds" ? "1,2" : seeds_text, ',');
   const bool honest_then_forged = mode == "setsid_forger" || mode == "forge_file";
   {

@@ -3,8 +3,12 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
@@ -424,4 +428,44 @@ TEST_CASE("an exercise worth no performance points is timed for the report only,
   CAPTURE(calls);
   CHECK_THAT(calls, ContainsSubstring(" time copy student max-seconds=0\n"));
   CHECK_THAT(calls, ContainsSubstring(" time gemm student\n"));
+}
+
+TEST_CASE("the checks of a lab run at once, and every check ends before the first timed run", "[grader][e2e]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  const auto crowd = dir.path / "crowd";
+  std::filesystem::create_directories(crowd);
+  // `crowded` fails a check that finds another check running beside it, as a GPU out of memory would: only checks
+  // run at once meet, and the grader then runs each failed one again, alone.
+  const auto run = run_grade(dir, {"lab1"}, {{"FAKE_LAB_CALL_LOG", log.string()}, {"FAKE_LAB_MODE", "crowded"},
+                                             {"FAKE_LAB_CROWD_DIR", crowd.string()}});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.process.exit_code == 0);
+  CHECK(exercise(run.results, "copy")["status"] == "ok");
+  CHECK(exercise(run.results, "gemm")["status"] == "ok");
+  CHECK_THAT(run.process.out, ContainsSubstring("20.0/20"));
+
+  std::vector<std::string> calls;
+  std::istringstream lines(grader_test::read_text(log));
+  for (std::string line; std::getline(lines, line);) calls.push_back(line.substr(line.find(' ') + 1));
+  CAPTURE(calls);
+  const auto count = [&](const std::string& call) { return std::count(calls.begin(), calls.end(), call); };
+  CHECK(count("check copy student") == 2);  // together (both crowded out), then alone
+  CHECK(count("check gemm student") == 2);
+  const auto first_time = std::find_if(calls.begin(), calls.end(), [](auto& c) { return c.starts_with("time "); });
+  const auto last_check = std::find_if(calls.rbegin(), calls.rend(), [](auto& c) { return c.starts_with("check "); });
+  REQUIRE(first_time != calls.end());
+  CHECK(last_check.base() <= first_time);
+}
+
+TEST_CASE("a check that failed on its own merits is not run again", "[grader][e2e]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  const auto run = run_grade(dir, {"lab1"}, {{"FAKE_LAB_CALL_LOG", log.string()}, {"FAKE_LAB_MODE", "wrong:gemm"}});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.process.exit_code == 0);
+  CHECK(exercise(run.results, "gemm")["status"] == "wrong");
+  const auto calls = grader_test::read_text(log);
+  CAPTURE(calls);
+  CHECK(count_lines(calls) == 3);  // check copy, check gemm, time copy
 }

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -265,4 +266,62 @@ TEST_CASE("after running a child the caller is a subreaper and not dumpable", "[
   CHECK(::prctl(PR_GET_DUMPABLE) == 0);
   // Root may read any process's environment; an ordinary user's child may not read a non-dumpable parent's.
   if (::geteuid() != 0) CHECK(r.exit_code != 0);
+}
+
+TEST_CASE("run_processes runs its children at once and returns each one's result in order", "[grader][process]") {
+  const grader_test::TempDir dir;
+  // Each child enters the room and waits (5 s at most) until all three are in: one at a time, none would get out.
+  const auto room = dir.path.string();
+  std::vector<ProcessOptions> all;
+  for (int i = 0; i < 3; ++i)
+    all.push_back(shell(std::string(i == 2 ? "echo result >/dev/fd/3; " : "") + "touch " + room + "/" + std::to_string(i) + "; n=0; while [ $(ls " + room +
+                        " | wc -l) -lt 3 ] && [ $n -lt 500 ]; do sleep 0.01; n=$((n+1)); done; " +
+                        "[ $n -lt 500 ] || exit 9; echo child " + std::to_string(i) + "; echo err >&2; exit " +
+                        std::to_string(i)));
+  all.back().results_pipe = true;
+  const auto results = grader::run_processes(all);
+  REQUIRE(results.size() == 3);
+  for (int i = 0; i < 3; ++i) {
+    CAPTURE(i, results[i].error);
+    CHECK(results[i].started);
+    CHECK(results[i].exit_code == i);
+    CHECK(results[i].out == "child " + std::to_string(i) + "\n");
+    CHECK(results[i].err == "err\n");
+    CHECK(results[i].wall_s > 0);
+  }
+  CHECK(results[2].results == "result\n");
+}
+
+TEST_CASE("run_processes: one child's clean-up kills its own leftovers, not another child", "[grader][process]") {
+  const grader_test::TempDir dir;
+  const auto pid_file = dir.path / "pid", marker = dir.path / "marker";
+  // The first child ends at once and leaves a setsid'd grandchild; the second runs on past the first's clean-up.
+  const std::vector<ProcessOptions> all = {
+      shell("setsid sh -c 'echo $$ > " + pid_file.string() + "; sleep 1.5; touch " + marker.string() +
+            "' & while [ ! -s " + pid_file.string() + " ]; do sleep 0.01; done; exit 0"),
+      shell("sleep 1; echo still here")};
+  const auto results = grader::run_processes(all);
+  REQUIRE(results.size() == 2);
+  CHECK(results[0].exit_code == 0);
+  CHECK(results[0].survivors == 0);
+  CHECK(results[1].exit_code == 0);
+  CHECK(results[1].signal == 0);
+  CHECK(results[1].out == "still here\n");
+  const int grandchild = read_pid(pid_file);
+  REQUIRE(grandchild > 0);
+  CHECK_FALSE(grader_test::alive_now(grandchild));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1600));
+  CHECK_FALSE(std::filesystem::exists(marker));
+}
+
+TEST_CASE("run_processes: a program that cannot start and a timeout are reported per child", "[grader][process]") {
+  ProcessOptions missing;
+  missing.argv = {"/nonexistent/program"};
+  const auto results = grader::run_processes({missing, shell("sleep 30", 0.5), shell("exit 0")});
+  REQUIRE(results.size() == 3);
+  CHECK_FALSE(results[0].started);
+  CHECK_THAT(results[0].error, ContainsSubstring("/nonexistent/program"));
+  CHECK(results[1].timed_out);
+  CHECK(results[2].exit_code == 0);
+  CHECK(grader::run_processes({}).empty());
 }

@@ -1,0 +1,146 @@
+// run_processes(): several children at once, each watched by a supervisor of its own. run_process() kills every
+// child of its caller when it cleans up, so two runs in one process would kill each other's children; a supervisor
+// is a fork of the caller that makes itself a subreaper, calls run_process() for one child and writes the result
+// into a memory file the caller reads once the supervisor has exited.
+
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "grader/process.hpp"
+
+namespace grader {
+namespace {
+
+// The fixed part of a result as the supervisor writes it; the four strings follow, in this order.
+struct Header {
+  std::int32_t started, exit_code, signal, timed_out, out_truncated, err_truncated, results_truncated;
+  double wall_s;
+  std::uint64_t survivors;
+  std::uint64_t sizes[4];  // error, out, err, results
+};
+
+bool write_all(int fd, const void* data, std::size_t size) {
+  const char* at = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, at, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* data, std::size_t size) {
+  char* at = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::read(fd, at, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    at += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool write_result(int fd, const ProcessResult& r) {
+  const std::string* texts[4] = {&r.error, &r.out, &r.err, &r.results};
+  Header h{r.started, r.exit_code, r.signal, r.timed_out, r.out_truncated, r.err_truncated, r.results_truncated,
+           r.wall_s, r.survivors, {}};
+  for (int i = 0; i < 4; ++i) h.sizes[i] = texts[i]->size();
+  if (!write_all(fd, &h, sizeof h)) return false;
+  for (const auto* text : texts)
+    if (!write_all(fd, text->data(), text->size())) return false;
+  return true;
+}
+
+std::optional<ProcessResult> read_result(int fd) {
+  Header h{};
+  if (::lseek(fd, 0, SEEK_SET) != 0 || !read_all(fd, &h, sizeof h)) return std::nullopt;
+  ProcessResult r;
+  r.started = h.started != 0;
+  r.exit_code = h.exit_code;
+  r.signal = h.signal;
+  r.timed_out = h.timed_out != 0;
+  r.out_truncated = h.out_truncated != 0;
+  r.err_truncated = h.err_truncated != 0;
+  r.results_truncated = h.results_truncated != 0;
+  r.wall_s = h.wall_s;
+  r.survivors = h.survivors;
+  std::string* texts[4] = {&r.error, &r.out, &r.err, &r.results};
+  for (int i = 0; i < 4; ++i) {
+    if (h.sizes[i] > (std::uint64_t{1} << 32)) return std::nullopt;
+    texts[i]->resize(h.sizes[i]);
+    if (!read_all(fd, texts[i]->data(), texts[i]->size())) return std::nullopt;
+  }
+  return r;
+}
+
+ProcessResult not_started(std::string why) {
+  ProcessResult r;
+  r.error = std::move(why);
+  return r;
+}
+
+}  // namespace
+
+std::vector<ProcessResult> run_processes(const std::vector<ProcessOptions>& all) {
+  if (all.size() == 1) return {run_process(all.front())};
+  struct Supervisor {
+    pid_t pid = -1;
+    int file = -1;
+  };
+  std::vector<Supervisor> supervisors(all.size());
+  std::vector<ProcessResult> results(all.size());
+  std::fflush(nullptr);  // what the caller buffered is printed once, not once more by every fork
+  const pid_t caller = ::getpid();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    Supervisor& s = supervisors[i];
+    s.file = ::memfd_create("grader-run", MFD_CLOEXEC);
+    if (s.file < 0) {
+      results[i] = not_started(fmt::format("memfd_create: {}", std::strerror(errno)));
+      continue;
+    }
+    s.pid = ::fork();
+    if (s.pid < 0) {
+      results[i] = not_started(fmt::format("fork: {}", std::strerror(errno)));
+      continue;
+    }
+    if (s.pid > 0) continue;
+    // The supervisor. A caller that dies ends it with SIGTERM, which kill_child_on_interrupt() turns into killing
+    // its child's whole group first; the child itself dies with it (run_process gives it PDEATHSIG).
+    kill_child_on_interrupt();
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != caller) std::_Exit(1);
+    const bool written = write_result(s.file, run_process(all[i]));
+    std::_Exit(written ? 0 : 1);
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    Supervisor& s = supervisors[i];
+    if (s.pid > 0) {
+      int status = 0;
+      while (::waitpid(s.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      auto result = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? read_result(s.file) : std::nullopt;
+      results[i] = result ? std::move(*result)
+                          : not_started(WIFSIGNALED(status)
+                                            ? fmt::format("its supervisor was killed by {}", signal_name(WTERMSIG(status)))
+                                            : "its supervisor ended without a result");
+    }
+    if (s.file >= 0) ::close(s.file);
+  }
+  return results;
+}
+
+}  // namespace grader
