@@ -70,6 +70,11 @@ fi
 step "build everything"
 make -C "$build" -j"$jobs" >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 
+if builds 01_coalescing; then
+  step "the runners' sandbox on this machine (seccomp, Landlock ABI): runners/lab1-reference --sandbox"
+  "$build/runners/lab1-reference" --sandbox 2>&1 | tee -a "$out/boundary.log"
+fi
+
 if builds 01_coalescing && [ "$(id -u)" = 0 ]; then
   step "run as root, runners drop to nobody and still start from a folder only root can enter"
   private=$(mktemp -d /root/course-private.XXXXXX)

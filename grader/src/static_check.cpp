@@ -238,6 +238,8 @@ std::vector<Finding> check_relocations(const std::vector<Relocation>& relocation
   for (const auto& r : relocations) {
     if (r.section.starts_with(".text") || r.section.starts_with(".rela.text") || r.section.starts_with(".rel.text"))
       continue;  // code: check_host_code() names the function
+    if (r.section.find("preinit_array") != std::string::npos)  // runs before the runner's sandbox is up
+      add_unique(findings, {"startup", fmt::format("puts '{}' in .preinit_array", demangle(r.target))});
     if (r.target == "exit") add_unique(findings, {"exit", fmt::format("takes the address of 'exit' ({})", r.section)});
     const auto entity = entity_of(demangle(r.target));
     if (any_match(tables::registry_entities(), entity))

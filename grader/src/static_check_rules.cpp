@@ -224,6 +224,8 @@ std::string_view reason(std::string_view rule) {
       {"signals", "allows no signals or timers"},
       {"process_control", "allows no process control (prctl, ptrace, limits, scheduling, other processes' memory)"},
       {"memory_mapping", "allows no memory mapping or protection changes"},
+      {"startup",
+       "allows no code in .preinit_array: it would run before the runner confines itself (seccomp, Landlock)"},
       {"syscalls", "allows no system calls of your own (syscall(), or syscall/sysenter/int $0x80/svc instructions)"},
       {"runtime_shadowing",
        "allows no definitions of CUDA runtime, C library or C++ runtime names: the link would take yours instead"},

@@ -407,14 +407,15 @@ TEST_CASE("host code: system-call instructions, the registry outside REGISTER_LA
   CHECK(findings[2].what == "executes 'syscall' in '(anonymous namespace)::raw'");
 }
 
-TEST_CASE("data that points at the registry or at exit is refused; code is left to the host-code rule",
+TEST_CASE("data that points at the registry or at exit, and a .preinit_array, are refused; code is left to the host-code rule",
           "[grader][static_check]") {
   const auto findings = check_relocations({{".text", "_ZN7harness15implementationsB5cxx11Ev"},
                                            {".data.rel", "_ZN7harness15implementationsB5cxx11Ev"},
                                            {".data.rel.ro", "exit"},
-                                           {".init_array", "_ZL24__sti____cudaRegisterAllv"}},
+                                           {".init_array", "_ZL24__sti____cudaRegisterAllv"},
+                                           {".preinit_array", "_ZN12_GLOBAL__N_19first_ofEv"}},
                                           lab01());
-  CHECK(rules(findings) == Rules{"harness", "exit"});
+  CHECK(rules(findings) == Rules{"harness", "exit", "startup"});
 }
 
 TEST_CASE("headers: libraries, copies of the course's headers and a missing launcher.hpp are refused",

@@ -79,6 +79,21 @@ class Runner {
 /// with a runner's run (check's next case, made on a second thread) is then left out.
 bool cuda_tool_attached();
 
+/// What install_runner_sandbox() put in force.
+struct SandboxState {
+  bool seccomp = false;  ///< the system-call filter is in force
+  int landlock_abi = 0;  ///< the Landlock ABI whose write restriction is in force; 0: none (the kernel has none)
+  std::string problem;   ///< why a part is missing, else empty
+};
+
+/// Confines the calling process for good, before any code of an implementation runs (every runner program calls it
+/// from its .preinit_array, ahead of the static initializers of the code it links; not under a CUDA tool, whose
+/// injected code is not the submission's). seccomp refuses new processes (fork, vfork, a clone that is not a thread),
+/// exec, ptrace and other processes' memory, signals to other processes and pidfds; Landlock, where the kernel has
+/// it, refuses creating, writing, renaming or removing files outside /dev and $TMPDIR. What the machine does not
+/// allow is left out and said in `problem`: the static check and the referee's checks stand without it.
+SandboxState install_runner_sandbox();
+
 /// Where this lab's runner programs are: `runners/` beside the lab binary.
 std::filesystem::path runner_directory();
 /// The implementations this lab can run: its runner programs in `runner_directory()`.

@@ -1,0 +1,144 @@
+// The runner's sandbox (runner.hpp, install_runner_sandbox): seccomp and Landlock, installed before any code of the
+// implementation runs. Defense in depth behind the static check, which refuses the calls by name: what a submission
+// reaches by a route no static look sees (a function pointer computed at run time, a system call hidden in data) meets
+// the kernel's refusal here.
+#include <harness/runner.hpp>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/landlock.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+// Kernel ABI constants newer than some distributions' headers (Debian 12 ships Linux 6.1's); their values are fixed.
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)  // Landlock ABI 3 (Linux 6.2)
+#endif
+
+namespace harness {
+namespace {
+
+#if defined(__x86_64__)
+constexpr std::uint32_t kArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr std::uint32_t kArch = AUDIT_ARCH_AARCH64;
+#endif
+
+constexpr std::uint32_t kDeny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+constexpr std::uint32_t kNoSuchCall = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
+constexpr std::uint32_t kArg0Low = offsetof(seccomp_data, args[0]);  // little-endian: the low half comes first
+
+// The seccomp program, one self-contained block per call it looks at (each ends in a verdict or falls through to the
+// next block with the call's number still loaded). Refused (EPERM): new processes (fork, vfork, a clone that is not a
+// thread), exec, tracing and other processes' memory, signals to any process but this one, pidfds. clone3 answers
+// ENOSYS, so that the C library falls back to clone, whose flags a filter can read (clone3's sit behind a pointer).
+// Everything else is allowed: the CUDA driver's calls are many and undocumented, and the referee checks every output
+// whatever the runner does.
+std::vector<sock_filter> program(pid_t self) {
+  const std::uint32_t denied[] = {
+#ifdef __NR_fork
+      __NR_fork,
+#endif
+#ifdef __NR_vfork
+      __NR_vfork,
+#endif
+      __NR_execve,       __NR_execveat,          __NR_ptrace,      __NR_process_vm_readv, __NR_process_vm_writev,
+      __NR_pidfd_open,   __NR_pidfd_send_signal, __NR_pidfd_getfd, __NR_tkill,
+  };
+  const std::uint32_t signals[] = {__NR_kill, __NR_tgkill, __NR_rt_sigqueueinfo, __NR_rt_tgsigqueueinfo};
+  const auto ret = [](std::uint32_t verdict) { return sock_filter BPF_STMT(BPF_RET | BPF_K, verdict); };
+  const auto load = [](std::uint32_t offset) { return sock_filter BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset); };
+  // "if the accumulator is k, go on; else skip `skip` instructions"
+  const auto when = [](std::uint32_t k, std::uint8_t skip) { return sock_filter BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0, skip); };
+
+  // Another ABI's numbers name other calls: a call made through another ABI kills the process.
+  std::vector<sock_filter> p = {load(offsetof(seccomp_data, arch)),
+                                sock_filter BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
+                                ret(SECCOMP_RET_KILL_PROCESS), load(offsetof(seccomp_data, nr))};
+#if defined(__x86_64__)
+  // The x32 numbers: the same calls under other numbers.
+  p.push_back(sock_filter BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
+  p.push_back(ret(kDeny));
+#endif
+  p.insert(p.end(), {when(__NR_clone3, 1), ret(kNoSuchCall)});
+  // clone: a thread (CLONE_THREAD) is allowed, a process is not.
+  p.insert(p.end(), {when(__NR_clone, 4), load(kArg0Low),
+                     sock_filter BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1), ret(SECCOMP_RET_ALLOW),
+                     ret(kDeny)});
+  for (std::uint32_t nr : denied) p.insert(p.end(), {when(nr, 1), ret(kDeny)});
+  // Signals: only to this process (kill, tgkill and the sigqueue calls name the process first).
+  for (std::uint32_t nr : signals)
+    p.insert(p.end(), {when(nr, 4), load(kArg0Low), when(static_cast<std::uint32_t>(self), 1), ret(SECCOMP_RET_ALLOW),
+                       ret(kDeny)});
+  p.push_back(ret(SECCOMP_RET_ALLOW));
+  return p;
+}
+
+// Landlock: no file or folder may be created, written, renamed or removed outside /dev (the GPU's device files,
+// /dev/null, /dev/shm) and the run's own TMPDIR. The runner writes nothing; this keeps a submission from writing what
+// another process reads (a batch's results of other students, the user's files) where the runner's user could.
+// Returns the Landlock ABI in force, or 0 where the kernel has none.
+int restrict_writes() {
+  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi < 1) return 0;
+  std::uint64_t writes = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
+                         LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+                         LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+                         LANDLOCK_ACCESS_FS_MAKE_SYM;
+  if (abi >= 2) writes |= LANDLOCK_ACCESS_FS_REFER;
+  if (abi >= 3) writes |= LANDLOCK_ACCESS_FS_TRUNCATE;
+  landlock_ruleset_attr attr{};
+  attr.handled_access_fs = writes;
+  const int ruleset = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
+  if (ruleset < 0) return 0;
+  std::vector<std::string> allowed = {"/dev"};
+  if (const char* tmp = std::getenv("TMPDIR"); tmp && *tmp == '/') allowed.push_back(tmp);
+  for (const auto& path : allowed) {
+    const int dir = ::open(path.c_str(), O_PATH | O_CLOEXEC);
+    if (dir < 0) continue;
+    landlock_path_beneath_attr beneath{};
+    beneath.allowed_access = writes;
+    beneath.parent_fd = dir;
+    ::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &beneath, 0);
+    ::close(dir);
+  }
+  const bool done = ::syscall(SYS_landlock_restrict_self, ruleset, 0) == 0;
+  ::close(ruleset);
+  return done ? static_cast<int>(abi) : 0;
+}
+
+}  // namespace
+
+SandboxState install_runner_sandbox() {
+  SandboxState state;
+  // Both need this, and it is one-way: nothing started from here may gain privileges (set-user-ID programs).
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+    state.problem = std::string("no_new_privs: ") + std::strerror(errno);
+    return state;
+  }
+  state.landlock_abi = restrict_writes();
+#if defined(__x86_64__) || defined(__aarch64__)
+  auto filter = program(::getpid());
+  sock_fprog prog{static_cast<unsigned short>(filter.size()), filter.data()};
+  // TSYNC: every thread of the process, should a library's constructor have started one already.
+  if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) == 0) state.seccomp = true;
+  else state.problem = std::string("seccomp: ") + std::strerror(errno);
+#else
+  state.problem = "seccomp: no filter for this architecture";
+#endif
+  return state;
+}
+
+}  // namespace harness
