@@ -5,7 +5,8 @@
 #
 #   scripts/gpu-check.sh OUT_DIR [COMMIT] [PHASE]
 #
-# PHASE is a comma-separated list of `tests` (clean build, the student's timed path for lab 1, every test), `grade`
+# PHASE is a comma-separated list of `tests` (clean build, the student's timed path for lab 1, every test), `ctest`
+# (only the test step of `tests`, on the build directory there is), `grade`
 # (self-check of every lab), `bench` (one submission of all seven labs graded on the warm build: the reference in the
 # student slot, each lab's `wall_s` in grading-time.json and its "graded in" line in grading-time.txt), `repeat` (lab 1
 # graded twice in a row), `counters` (shared-memory bank conflicts of lab 6's stubs and references, read by ncu, and
@@ -20,6 +21,7 @@
 # (133 s of grading), `counters` 2. GPU_CHECK_TESTS=REGEX splits `tests` over two calls, e.g. '^lab[1-4]\.' and
 # '^(lab[5-7]|harness|grader|labs|kit|stubs)\.'.
 #
+# GPU_CHECK_SANITIZE=0 leaves out `tests`' step that grades lab 1 under compute-sanitizer (up to 3 minutes).
 # COURSE_LABS="01_coalescing;02_divergence" limits the build and the grading to those labs (default: all).
 # Dependencies missing on the GPU machine (CLI11) are found under .deps/root/usr when present: scripts/fetch-gpu-deps.sh
 # makes that folder; carry it with the call.
@@ -85,7 +87,7 @@ if builds 01_coalescing && [ "$(id -u)" = 0 ]; then
   rm -rf "$private"
 fi
 
-if builds 01_coalescing; then
+if builds 01_coalescing && [ "${GPU_CHECK_SANITIZE:-1}" != 0 ]; then
   step "compute-sanitizer as a gate: the reference of lab 1 must come out clean (runners, IPC buffers, nobody)"
   # Three minutes at most: its cost is not known yet (docs/sanitizer.md), and every test is still to run.
   (cd "$build" && timeout 180 ./grade lab1 --impl reference --sanitize --commit "$commit" \
@@ -99,10 +101,14 @@ if builds 01_coalescing; then
      --output "$out/hostile-lab1.json") 2>&1 | tee -a "$out/boundary.log" || status=1
 fi
 
+fi
+
+if runs tests || runs ctest; then
 step "every test that can use the GPU, GPU required"
 # The static checks of submissions, the README's commands, the sheets and the slides run on the CPU alone and CI runs
 # them on every commit; here they would only spend the 10 minutes one command on the GPU machine may take.
-# GPU_CHECK_TESTS=REGEX runs only the tests it matches (ctest -R), to split the phase over two calls.
+# GPU_CHECK_TESTS=REGEX runs only the tests it matches (ctest -R), to split the phase over two calls: the phase
+# `ctest` runs this step alone, on the build directory a `tests` call left (or a new one).
 (cd "$build" && ctest -j6 --output-on-failure -LE "static_check|readme" -E "^(slides|sheets|cmake)\\." \
    ${GPU_CHECK_TESTS:+-R "$GPU_CHECK_TESTS"}) >"$out/ctest.log" 2>&1 || status=1
 grep -E "tests passed|Failed|\*\*\*" "$out/ctest.log" | tail -25
