@@ -46,18 +46,21 @@ constexpr std::uint32_t kArg0Low = offsetof(seccomp_data, args[0]);  // little-e
 // ENOSYS, so that the C library falls back to clone, whose flags a filter can read (clone3's sit behind a pointer).
 // Everything else is allowed: the CUDA driver's calls are many and undocumented, and the referee checks every output
 // whatever the runner does.
-std::vector<sock_filter> program(pid_t self) {
-  const std::uint32_t denied[] = {
-#ifdef __NR_fork
-      __NR_fork,
-#endif
-#ifdef __NR_vfork
-      __NR_vfork,
-#endif
-      __NR_execve,       __NR_execveat,          __NR_ptrace,      __NR_process_vm_readv, __NR_process_vm_writev,
-      __NR_pidfd_open,   __NR_pidfd_send_signal, __NR_pidfd_getfd, __NR_tkill,
+std::vector<sock_filter> program(pid_t self, unsigned parts) {
+  std::vector<std::uint32_t> denied;
+  const auto deny = [&](unsigned part, std::initializer_list<std::uint32_t> calls) {
+    if (parts & part)
+      for (std::uint32_t call : calls) denied.push_back(call);
   };
-  const std::uint32_t signals[] = {__NR_kill, __NR_tgkill, __NR_rt_sigqueueinfo, __NR_rt_tgsigqueueinfo};
+#ifdef __NR_fork
+  deny(kSandboxProcesses, {__NR_fork, __NR_vfork});
+#endif
+  deny(kSandboxExec, {__NR_execve, __NR_execveat});
+  deny(kSandboxTracing, {__NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev});
+  deny(kSandboxPidfds, {__NR_pidfd_open, __NR_pidfd_send_signal, __NR_pidfd_getfd});
+  deny(kSandboxSignals, {__NR_tkill});
+  std::vector<std::uint32_t> signals;
+  if (parts & kSandboxSignals) signals = {__NR_kill, __NR_tgkill, __NR_rt_sigqueueinfo, __NR_rt_tgsigqueueinfo};
   const auto ret = [](std::uint32_t verdict) { return sock_filter BPF_STMT(BPF_RET | BPF_K, verdict); };
   const auto load = [](std::uint32_t offset) { return sock_filter BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset); };
   // "if the accumulator is k, go on; else skip `skip` instructions"
@@ -72,11 +75,13 @@ std::vector<sock_filter> program(pid_t self) {
   p.push_back(sock_filter BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
   p.push_back(ret(kDeny));
 #endif
-  p.insert(p.end(), {when(__NR_clone3, 1), ret(kNoSuchCall)});
-  // clone: a thread (CLONE_THREAD) is allowed, a process is not.
-  p.insert(p.end(), {when(__NR_clone, 4), load(kArg0Low),
-                     sock_filter BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1), ret(SECCOMP_RET_ALLOW),
-                     ret(kDeny)});
+  if (parts & kSandboxProcesses) {
+    p.insert(p.end(), {when(__NR_clone3, 1), ret(kNoSuchCall)});
+    // clone: a thread (CLONE_THREAD) is allowed, a process is not.
+    p.insert(p.end(), {when(__NR_clone, 4), load(kArg0Low),
+                       sock_filter BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1), ret(SECCOMP_RET_ALLOW),
+                       ret(kDeny)});
+  }
   for (std::uint32_t nr : denied) p.insert(p.end(), {when(nr, 1), ret(kDeny)});
   // Signals: only to this process (kill, tgkill and the sigqueue calls name the process first).
   for (std::uint32_t nr : signals)
@@ -121,16 +126,18 @@ int restrict_writes() {
 
 }  // namespace
 
-SandboxState install_runner_sandbox() {
+SandboxState install_runner_sandbox(unsigned parts) {
   SandboxState state;
+  if (parts == 0) return state;
   // Both need this, and it is one-way: nothing started from here may gain privileges (set-user-ID programs).
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
     state.problem = std::string("no_new_privs: ") + std::strerror(errno);
     return state;
   }
-  state.landlock_abi = restrict_writes();
+  if (parts & kSandboxWrites) state.landlock_abi = restrict_writes();
+  if ((parts & ~kSandboxWrites) == 0) return state;
 #if defined(__x86_64__) || defined(__aarch64__)
-  auto filter = program(::getpid());
+  auto filter = program(::getpid(), parts);
   sock_fprog prog{static_cast<unsigned short>(filter.size()), filter.data()};
   // TSYNC: every thread of the process, should a library's constructor have started one already.
   if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) == 0) state.seccomp = true;

@@ -92,7 +92,17 @@ struct SandboxState {
 /// exec, ptrace and other processes' memory, signals to other processes and pidfds; Landlock, where the kernel has
 /// it, refuses creating, writing, renaming or removing files outside /dev and $TMPDIR. What the machine does not
 /// allow is left out and said in `problem`: the static check and the referee's checks stand without it.
-SandboxState install_runner_sandbox();
+/// The parts, for install_runner_sandbox(parts): the Landlock write restriction, and seccomp's groups of calls.
+enum SandboxPart : unsigned {
+  kSandboxWrites = 1u << 0,     ///< Landlock: no writes outside /dev and $TMPDIR
+  kSandboxProcesses = 1u << 1,  ///< fork, vfork, clone without CLONE_THREAD (clone3: ENOSYS)
+  kSandboxExec = 1u << 2,       ///< execve, execveat
+  kSandboxTracing = 1u << 3,    ///< ptrace, process_vm_readv, process_vm_writev
+  kSandboxSignals = 1u << 4,    ///< kill, tgkill, tkill, rt_sigqueueinfo, rt_tgsigqueueinfo to another process
+  kSandboxPidfds = 1u << 5,     ///< pidfd_open, pidfd_send_signal, pidfd_getfd
+  kSandboxAll = (1u << 6) - 1,
+};
+SandboxState install_runner_sandbox(unsigned parts = kSandboxAll);
 
 /// Where this lab's runner programs are: `runners/` beside the lab binary.
 std::filesystem::path runner_directory();
