@@ -92,7 +92,7 @@ std::vector<sock_filter> program(pid_t self, unsigned parts) {
 }
 
 // Landlock: no file or folder may be created, written, renamed or removed outside /dev (the GPU's device files,
-// /dev/null, /dev/shm) and the run's own TMPDIR. The runner writes nothing; this keeps a submission from writing what
+// /dev/null, /dev/shm), /proc, /sys and the run's own TMPDIR. The runner writes nothing; this keeps a submission from writing what
 // another process reads (a batch's results of other students, the user's files) where the runner's user could.
 // Returns the Landlock ABI in force, or 0 where the kernel has none.
 int restrict_writes() {
@@ -108,7 +108,10 @@ int restrict_writes() {
   attr.handled_access_fs = writes;
   const int ruleset = static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
   if (ruleset < 0) return 0;
-  std::vector<std::string> allowed = {"/dev"};
+  // /proc and /sys too: the CUDA driver writes there as it starts (with /dev alone, cudaFree(0) failed with
+  // cudaErrorOperatingSystem on the H100, experiments/sandbox_probe). What a process may write there is the kernel's
+  // business: another process's entries are closed to it by ptrace rules (the referee is not dumpable).
+  std::vector<std::string> allowed = {"/dev", "/proc", "/sys"};
   if (const char* tmp = std::getenv("TMPDIR"); tmp && *tmp == '/') allowed.push_back(tmp);
   for (const auto& path : allowed) {
     const int dir = ::open(path.c_str(), O_PATH | O_CLOEXEC);
