@@ -32,7 +32,7 @@ constexpr const char* kResultsPath = "/dev/fd/3";
 // paths) stays with the grader. TMPDIR is the run's own directory (run_process sets it).
 const std::vector<std::string> kLabEnvironment = {
     "PATH", "HOME", "LANG", "LC_*", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "NVIDIA_*", "LD_LIBRARY_PATH",
-    "COURSE_REQUIRE_GPU", "COURSE_RUNNER_UID", "COURSE_RUNNER_GID", "FAKE_LAB_*"};
+    "COURSE_REQUIRE_GPU", "COURSE_RUNNER_UID", "COURSE_RUNNER_GID", "COURSE_RUNNER_SANDBOX", "FAKE_LAB_*"};
 
 // How every lab binary runs: clean environment, fresh directory under `dir_parent`, limits, results on fd 3.
 ProcessOptions lab_process(std::vector<std::string> argv, double timeout_s, const std::filesystem::path& dir_parent) {

@@ -70,7 +70,7 @@ bool starts_with_any(std::string_view text, const char* const (&prefixes)[N]) {
 
 std::vector<std::string> runner_environment() {
   static const char* kept[] = {"PATH", "HOME", "LANG", "TMPDIR", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
-                               "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING", "LD_PRELOAD"};
+                               "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING", "LD_PRELOAD", "COURSE_RUNNER_SANDBOX"};
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     const std::string entry(*e);
@@ -384,8 +384,10 @@ std::string mutation_of(const std::string& name) {
 
 fs::path runner_directory() { return self_directory() / "runners"; }
 
-bool cuda_tool_attached() {
-  for (char** e = environ; e && *e; ++e)
+bool cuda_tool_attached() { return cuda_tool_attached(environ); }
+
+bool cuda_tool_attached(char** envp) {
+  for (char** e = envp; e && *e; ++e)
     if (starts_with_any(*e, kAttachedToolPrefixes)) return true;
   return false;
 }

@@ -78,6 +78,8 @@ class Runner {
 /// injection variables is set. Such tools serialize and replay kernels across processes; work the referee overlaps
 /// with a runner's run (check's next case, made on a second thread) is then left out.
 bool cuda_tool_attached();
+/// The same, read from `envp` (a NULL-terminated environment, as a .preinit_array function is handed).
+bool cuda_tool_attached(char** envp);
 
 /// What install_runner_sandbox() put in force.
 struct SandboxState {

@@ -17,10 +17,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace {
 
@@ -75,10 +77,28 @@ int g_landlock_abi = 0;
 bool g_tool_attached = false;
 char g_sandbox_problem[160] = {};
 
-void sandbox_before_everything(int, char**, char**) {
-  g_tool_attached = harness::cuda_tool_attached();
+// The value of `name` in `envp`, or nullptr. From .preinit_array the C library's `environ` may not be set up yet
+// (measured: getenv saw nothing there), so the sandbox reads the environment it is handed.
+const char* variable(char** envp, std::string_view name) {
+  for (char** e = envp; e && *e; ++e)
+    if (std::string_view entry(*e); entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
+      return *e + name.size() + 1;
+  return nullptr;
+}
+
+void sandbox_before_everything(int, char**, char** envp) {
+  g_tool_attached = harness::cuda_tool_attached(envp);
   if (g_tool_attached) return;  // a CUDA tool's injected code (forks, files) runs here too: ncu and the sanitizer
-  const harness::SandboxState state = harness::install_runner_sandbox();
+  // COURSE_RUNNER_SANDBOX (the referee passes it on from its own environment, which the grader's allowlist
+  // controls): "0" none, "seccomp" or "landlock" only that part, else all. For a machine where a part breaks CUDA.
+  unsigned parts = harness::kSandboxAll;
+  if (const char* choice = variable(envp, "COURSE_RUNNER_SANDBOX")) {
+    const std::string c = choice;
+    if (c == "0") parts = 0;
+    else if (c == "seccomp") parts = harness::kSandboxAll & ~harness::kSandboxWrites;
+    else if (c == "landlock") parts = harness::kSandboxWrites;
+  }
+  const harness::SandboxState state = harness::install_runner_sandbox(parts);
   g_seccomp = state.seccomp;
   g_landlock_abi = state.landlock_abi;
   std::strncpy(g_sandbox_problem, state.problem.c_str(), sizeof g_sandbox_problem - 1);
