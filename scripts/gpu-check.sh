@@ -74,7 +74,16 @@ make -C "$build" -j"$jobs" >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log
 
 if builds 01_coalescing; then
   step "the runners' sandbox on this machine (seccomp, Landlock ABI): runners/lab1-reference --sandbox"
-  "$build/runners/lab1-reference" --sandbox 2>&1 | tee -a "$out/boundary.log"
+  COURSE_RUNNER_SANDBOX=all "$build/runners/lab1-reference" --sandbox 2>&1 | tee -a "$out/boundary.log"
+  # At 0e2a19f, with the sandbox on, lab 1's checks that fail every case did not end (harness/src/runner/main.cpp).
+  # The same check with and without it says whether the sandbox is why (each bounded: a hang costs 60 s, not 10 min).
+  for sandbox in all seccomp landlock none; do
+    start=$(date +%s)
+    (cd "$build" && COURSE_RUNNER_SANDBOX=$sandbox timeout 60 ./lab1 check --impl wrong_zeros --exercise scale \
+       --seeds 1,2 --expect-reject >/dev/null 2>&1)
+    echo "lab1 check --impl wrong_zeros, COURSE_RUNNER_SANDBOX=$sandbox: exit $? in $(( $(date +%s) - start )) s" \
+      "(0: rejected as it should be; 124: did not end in 60 s)" | tee -a "$out/boundary.log"
+  done
 fi
 
 if builds 01_coalescing && [ "$(id -u)" = 0 ]; then

@@ -1,0 +1,17 @@
+# A runner program's sandbox as it starts (harness/src/runner/main.cpp, from .preinit_array): off unless
+# COURSE_RUNNER_SANDBOX asks for it, all of it for "all", never under a CUDA tool. `runner --sandbox` says what it put
+# in force; no GPU needed.   cmake -DRUNNER=runners/lab1-reference -P runner_sandbox_switch.cmake
+function(expect label pattern)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${ARGN} ${RUNNER} --sandbox
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "${pattern}")
+    message(FATAL_ERROR "${label}: expected ${pattern}, got (exit ${rc}) ${out}${err}")
+  endif()
+  message(STATUS "${label}: ${out}")
+endfunction()
+
+expect("unset: off" "\"seccomp\":false" --unset=COURSE_RUNNER_SANDBOX --unset=CUDA_INJECTION64_PATH)
+expect("all: seccomp on" "\"seccomp\":true" COURSE_RUNNER_SANDBOX=all --unset=CUDA_INJECTION64_PATH)
+expect("landlock alone: no seccomp" "\"seccomp\":false" COURSE_RUNNER_SANDBOX=landlock --unset=CUDA_INJECTION64_PATH)
+expect("under a CUDA tool: off" "\"seccomp\":false,\"tool_attached\":true" COURSE_RUNNER_SANDBOX=all
+       CUDA_INJECTION64_PATH=/nonexistent/injection.so)
