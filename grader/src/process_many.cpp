@@ -133,10 +133,9 @@ std::vector<ProcessResult> run_processes(const std::vector<ProcessOptions>& all)
       while (::waitpid(s.pid, &status, 0) < 0 && errno == EINTR) {
       }
       auto result = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? read_result(s.file) : std::nullopt;
-      results[i] = result ? std::move(*result)
-                          : not_started(WIFSIGNALED(status)
-                                            ? fmt::format("its supervisor was killed by {}", signal_name(WTERMSIG(status)))
-                                            : "its supervisor ended without a result");
+      const auto why = WIFSIGNALED(status) ? "its supervisor was killed by " + signal_name(WTERMSIG(status))
+                                           : std::string("its supervisor ended without a result");
+      results[i] = result ? std::move(*result) : not_started(why);
     }
     if (s.file >= 0) ::close(s.file);
   }

@@ -64,7 +64,9 @@ std::vector<sock_filter> program(pid_t self, unsigned parts) {
   const auto ret = [](std::uint32_t verdict) { return sock_filter BPF_STMT(BPF_RET | BPF_K, verdict); };
   const auto load = [](std::uint32_t offset) { return sock_filter BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset); };
   // "if the accumulator is k, go on; else skip `skip` instructions"
-  const auto when = [](std::uint32_t k, std::uint8_t skip) { return sock_filter BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0, skip); };
+  const auto when = [](std::uint32_t k, std::uint8_t skip) {
+    return sock_filter BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0, skip);
+  };
 
   // Another ABI's numbers name other calls: a call made through another ABI kills the process.
   std::vector<sock_filter> p = {load(offsetof(seccomp_data, arch)),
@@ -92,14 +94,15 @@ std::vector<sock_filter> program(pid_t self, unsigned parts) {
 }
 
 // Landlock: no file or folder may be created, written, renamed or removed outside /dev (the GPU's device files,
-// /dev/null, /dev/shm), /proc, /sys and the run's own TMPDIR. The runner writes nothing; this keeps a submission from writing what
-// another process reads (a batch's results of other students, the user's files) where the runner's user could.
+// /dev/null, /dev/shm), /proc, /sys and the run's own TMPDIR. The runner writes nothing; this keeps a submission
+// from writing what another process reads (a batch's results of other students, the user's files) where the
+// runner's user could.
 // Returns the Landlock ABI in force, or 0 where the kernel has none.
 int restrict_writes() {
   const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   if (abi < 1) return 0;
-  std::uint64_t writes = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
-                         LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+  std::uint64_t writes = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+                         LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
                          LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
                          LANDLOCK_ACCESS_FS_MAKE_SYM;
   if (abi >= 2) writes |= LANDLOCK_ACCESS_FS_REFER;

@@ -108,7 +108,8 @@ void sandbox_before_everything(int, char**, char** envp) {
   std::strncpy(g_sandbox_problem, state.problem.c_str(), sizeof g_sandbox_problem - 1);
 }
 
-__attribute__((section(".preinit_array"), used)) void (*const kSandbox)(int, char**, char**) = sandbox_before_everything;
+__attribute__((section(".preinit_array"), used)) void (*const kSandbox)(int, char**, char**) =
+    sandbox_before_everything;
 
 }  // namespace
 
