@@ -242,21 +242,28 @@ MismatchHint classify_reruns(const T* first, const T* second, const double* expe
     const std::size_t len = std::min(kChunk, n - off);
     Tolerance part = tol;
     if (tol.atol.size() > 1) part.atol.assign(tol.atol.begin() + off, tol.atol.begin() + off + len);
-    for (const T* run : {first, second})
-      for (const auto& m : compare(run + off, expected + off, len, part, len).first) {
-        const std::size_t i = off + m.index;
-        const double a = static_cast<double>(first[i]), b = static_cast<double>(second[i]);
-        const bool both_wrong = !compare(first + i, expected + i, 1, Tolerance{{tol.atol_at(i)}, tol.rtol}).ok() &&
-                                !compare(second + i, expected + i, 1, Tolerance{{tol.atol_at(i)}, tol.rtol}).ok();
-        // Two wrong float sums whose atomics added in another order differ by rounding: the same bug twice.
-        const bool rounding = both_wrong && within(a, b, tol.atol_at(i), tol.rtol);
-        if (std::memcmp(first + i, second + i, sizeof(T)) != 0 && !rounding)
-          return {MismatchKind::kRace,
-                  format("two identical runs on the same inputs gave different results (first at [{}]): a race, "
-                              "such as a missing __syncthreads() between writing shared memory and reading it, or "
-                              "threads writing the same element without an atomic",
-                              i)};
-      }
+    // The wrong elements of each run, in index order, walked together: where either run is wrong, runs that differ
+    // bit for bit are a race, unless both are wrong and differ by rounding (two wrong float sums whose atomics added
+    // in another order: the same bug twice). One pass per run: no comparison per element.
+    const auto wrong_a = compare(first + off, expected + off, len, part, len).first;
+    const auto wrong_b = compare(second + off, expected + off, len, part, len).first;
+    for (std::size_t ia = 0, ib = 0; ia < wrong_a.size() || ib < wrong_b.size();) {
+      const std::size_t next_a = ia < wrong_a.size() ? wrong_a[ia].index : len;
+      const std::size_t next_b = ib < wrong_b.size() ? wrong_b[ib].index : len;
+      const std::size_t k = std::min(next_a, next_b);
+      const bool both_wrong = next_a == k && next_b == k;
+      ia += next_a == k;
+      ib += next_b == k;
+      const std::size_t i = off + k;
+      const double a = static_cast<double>(first[i]), b = static_cast<double>(second[i]);
+      const bool rounding = both_wrong && within(a, b, tol.atol_at(i), tol.rtol);
+      if (std::memcmp(first + i, second + i, sizeof(T)) != 0 && !rounding)
+        return {MismatchKind::kRace,
+                format("two identical runs on the same inputs gave different results (first at [{}]): a race, "
+                       "such as a missing __syncthreads() between writing shared memory and reading it, or "
+                       "threads writing the same element without an atomic",
+                       i)};
+    }
   }
   return {};
 }

@@ -218,6 +218,35 @@ TEST_CASE("two identical runs that differ where they are wrong are a race", "[ha
   }
 }
 
+TEST_CASE("a race is found among elements wrong in one run or both, in any chunk of a large output", "[harness][hint]") {
+  // Every element wrong in both runs, the same way (a deterministic bug over the whole output): no race, and one
+  // pass over 2^17 elements, not a comparison per element.
+  const std::size_t n = std::size_t{1} << 17;
+  Case a(n), b(n);
+  for (std::size_t i = 0; i < n; ++i) a.got[i] = b.got[i] = 0;
+  CHECK(classify_reruns(a.got.data(), b.got.data(), a.expected.data(), n, Tolerance::exact()).kind ==
+        MismatchKind::kNone);
+  SECTION("wrong in both, differently, past the first chunk") {
+    b.got[70001] = 5;
+    const auto hint = classify_reruns(a.got.data(), b.got.data(), a.expected.data(), n, Tolerance::exact());
+    CHECK(hint.kind == MismatchKind::kRace);
+    CHECK_THAT(hint.text, ContainsSubstring("[70001]"));
+  }
+  SECTION("right in the first run, wrong in the second, interleaved with elements wrong in both") {
+    for (std::size_t i = 0; i < n; i += 2) a.got[i] = b.got[i] = static_cast<float>(a.expected[i]);
+    b.got[99998] = 0;  // even: right in the first run only
+    const auto hint = classify_reruns(a.got.data(), b.got.data(), a.expected.data(), n, Tolerance::exact());
+    CHECK(hint.kind == MismatchKind::kRace);
+    CHECK_THAT(hint.text, ContainsSubstring("[99998]"));
+  }
+  SECTION("wrong in both by rounding only, with a tolerance per element: the same bug twice") {
+    std::vector<double> atol(n, 1e-3);
+    for (std::size_t i = 0; i < n; ++i) b.got[i] = 1e-4f;
+    CHECK(classify_reruns(a.got.data(), b.got.data(), a.expected.data(), n, Tolerance{atol, 0.0}).kind ==
+          MismatchKind::kNone);
+  }
+}
+
 TEST_CASE("the hint line points at the lab's sheet", "[harness][hint]") {
   Case c(100);
   std::fill(c.got.begin(), c.got.end(), 0.0f);
