@@ -1,5 +1,5 @@
-# A runner program's sandbox as it starts (harness/src/runner/main.cpp, from .preinit_array): off unless
-# COURSE_RUNNER_SANDBOX asks for it, all of it for "all", never under a CUDA tool. `runner --sandbox` says what it put
+# A runner program's sandbox as it starts (harness/src/runner/main.cpp, from .preinit_array): all of it unless
+# COURSE_RUNNER_SANDBOX says "0" (none) or names one part, never under a CUDA tool. `runner --sandbox` says what it put
 # in force; no GPU needed.   cmake -DRUNNER=runners/lab1-reference -P runner_sandbox_switch.cmake
 function(expect label pattern)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env ${ARGN} ${RUNNER} --sandbox
@@ -10,8 +10,9 @@ function(expect label pattern)
   message(STATUS "${label}: ${out}")
 endfunction()
 
-expect("unset: off" "\"seccomp\":false" --unset=COURSE_RUNNER_SANDBOX --unset=CUDA_INJECTION64_PATH)
-expect("all: seccomp on" "\"seccomp\":true" COURSE_RUNNER_SANDBOX=all --unset=CUDA_INJECTION64_PATH)
+expect("unset: on" "\"seccomp\":true" --unset=COURSE_RUNNER_SANDBOX --unset=CUDA_INJECTION64_PATH)
+expect("0: off" "\"landlock_abi\":0,\"problem\":\"\",\"seccomp\":false" COURSE_RUNNER_SANDBOX=0
+       --unset=CUDA_INJECTION64_PATH)
 expect("landlock alone: no seccomp" "\"seccomp\":false" COURSE_RUNNER_SANDBOX=landlock --unset=CUDA_INJECTION64_PATH)
-expect("under a CUDA tool: off" "\"seccomp\":false,\"tool_attached\":true" COURSE_RUNNER_SANDBOX=all
+expect("under a CUDA tool: off" "\"seccomp\":false,\"tool_attached\":true" --unset=COURSE_RUNNER_SANDBOX
        CUDA_INJECTION64_PATH=/nonexistent/injection.so)

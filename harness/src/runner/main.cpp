@@ -90,15 +90,12 @@ void sandbox_before_everything(int, char**, char** envp) {
   g_tool_attached = harness::cuda_tool_attached(envp);
   if (g_tool_attached) return;  // a CUDA tool's injected code (forks, files) runs here too: ncu and the sanitizer
   // COURSE_RUNNER_SANDBOX (the referee passes it on from its own environment, which the grader's allowlist
-  // controls): "all", "seccomp" or "landlock"; unset or anything else, none. Not on by default yet: in the one GPU
-  // test run with the whole sandbox on (H100, commit 0e2a19f), grading every reference and the exploit suite went
-  // right, but six checks of lab 1 that fail every case (wrong_zeros, wrong_cached, four mutants) did not end in
-  // 450 s, and no run could tell the sandbox from other causes before the session's GPU time ran out
-  // (docs/threat-model.md; scripts/gpu-check.sh runs them with and without it).
-  unsigned parts = 0;
+  // controls): "0" none, "seccomp" or "landlock" only that part; unset or anything else, all of it. The way out is
+  // for a machine where a part keeps CUDA from working (scripts/gpu-check.sh tries each part on the GPU).
+  unsigned parts = harness::kSandboxAll;
   if (const char* choice = variable(envp, "COURSE_RUNNER_SANDBOX")) {
     const std::string_view c = choice;
-    if (c == "all") parts = harness::kSandboxAll;
+    if (c == "0") parts = 0;
     else if (c == "seccomp") parts = harness::kSandboxAll & ~harness::kSandboxWrites;
     else if (c == "landlock") parts = harness::kSandboxWrites;
   }
