@@ -88,22 +88,24 @@ struct SandboxState {
   std::string problem;   ///< why a part is missing, else empty
 };
 
-/// Confines the calling process for good, before any code of an implementation runs (every runner program calls it
-/// from its .preinit_array, ahead of the static initializers of the code it links; not under a CUDA tool, whose
-/// injected code is not the submission's). seccomp refuses new processes (fork, vfork, a clone that is not a thread),
-/// exec, ptrace and other processes' memory, signals to other processes and pidfds; Landlock, where the kernel has
-/// it, refuses creating, writing, renaming or removing files outside /dev and $TMPDIR. What the machine does not
-/// allow is left out and said in `problem`: the static check and the referee's checks stand without it.
-/// The parts, for install_runner_sandbox(parts): the Landlock write restriction, and seccomp's groups of calls.
+/// The parts of install_runner_sandbox(): the Landlock write restriction, and seccomp's groups of calls.
 enum SandboxPart : unsigned {
-  kSandboxWrites = 1u << 0,     ///< Landlock: no writes outside /dev and $TMPDIR
+  kSandboxWrites = 1u << 0,     ///< Landlock: no writes outside /dev, /proc, /sys and $TMPDIR
   kSandboxProcesses = 1u << 1,  ///< fork, vfork, clone without CLONE_THREAD (clone3: ENOSYS)
   kSandboxExec = 1u << 2,       ///< execve, execveat
   kSandboxTracing = 1u << 3,    ///< ptrace, process_vm_readv, process_vm_writev
   kSandboxSignals = 1u << 4,    ///< kill, tgkill, tkill, rt_sigqueueinfo, rt_tgsigqueueinfo to another process
   kSandboxPidfds = 1u << 5,     ///< pidfd_open, pidfd_send_signal, pidfd_getfd
-  kSandboxAll = (1u << 6) - 1,
+  kSandboxAll = (1u << 6) - 1,  ///< every part
 };
+
+/// Confines the calling process for good, before any code of an implementation runs (every runner program calls it
+/// from its .preinit_array, ahead of the static initializers of the code it links; not under a CUDA tool, whose
+/// injected code is not the submission's). seccomp refuses new processes (fork, vfork, a clone that is not a thread),
+/// exec, ptrace and other processes' memory, signals to other processes and pidfds; Landlock, where the kernel has
+/// it, refuses creating, writing, renaming or removing files outside /dev, /proc, /sys and $TMPDIR. `parts` (a mask
+/// of SandboxPart) picks what goes up. What the machine does not allow is left out and said in `problem`: the static
+/// check and the referee's checks stand without it.
 SandboxState install_runner_sandbox(unsigned parts = kSandboxAll);
 
 /// Where this lab's runner programs are: `runners/` beside the lab binary.
