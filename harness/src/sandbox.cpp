@@ -17,7 +17,6 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -26,6 +25,8 @@
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE
 #define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)  // Landlock ABI 3 (Linux 6.2)
 #endif
+
+extern char** environ;
 
 namespace harness {
 namespace {
@@ -97,14 +98,14 @@ std::vector<sock_filter> program(pid_t self, unsigned parts) {
 // /dev/null, /dev/shm), /proc, /sys and the run's own TMPDIR. The runner writes nothing; this keeps a submission
 // from writing what another process reads (a batch's results of other students, the user's files) where the
 // runner's user could.
-// Returns the Landlock ABI in force, or 0 where the kernel has none.
-int restrict_writes() {
+// `tmpdir`: the run's TMPDIR, or nullptr. Returns the Landlock ABI in force, or 0 where the kernel has none.
+int restrict_writes(const char* tmpdir) {
   const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   if (abi < 1) return 0;
   std::uint64_t writes = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-                         LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-                         LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-                         LANDLOCK_ACCESS_FS_MAKE_SYM;
+                         LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
+                         LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+                         LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
   if (abi >= 2) writes |= LANDLOCK_ACCESS_FS_REFER;
   if (abi >= 3) writes |= LANDLOCK_ACCESS_FS_TRUNCATE;
   landlock_ruleset_attr attr{};
@@ -115,7 +116,7 @@ int restrict_writes() {
   // cudaErrorOperatingSystem on the H100, experiments/sandbox_probe). What a process may write there is the kernel's
   // business: another process's entries are closed to it by ptrace rules (the referee is not dumpable).
   std::vector<std::string> allowed = {"/dev", "/proc", "/sys"};
-  if (const char* tmp = std::getenv("TMPDIR"); tmp && *tmp == '/') allowed.push_back(tmp);
+  if (tmpdir && *tmpdir == '/') allowed.push_back(tmpdir);
   for (const auto& path : allowed) {
     const int dir = ::open(path.c_str(), O_PATH | O_CLOEXEC);
     if (dir < 0) continue;
@@ -132,7 +133,7 @@ int restrict_writes() {
 
 }  // namespace
 
-SandboxState install_runner_sandbox(unsigned parts) {
+SandboxState install_runner_sandbox(unsigned parts, char** envp) {
   SandboxState state;
   if (parts == 0) return state;
   // Both need this, and it is one-way: nothing started from here may gain privileges (set-user-ID programs).
@@ -140,7 +141,10 @@ SandboxState install_runner_sandbox(unsigned parts) {
     state.problem = std::string("no_new_privs: ") + std::strerror(errno);
     return state;
   }
-  if (parts & kSandboxWrites) state.landlock_abi = restrict_writes();
+  const char* tmpdir = nullptr;  // from `envp`: environ may not be set up yet where a runner calls this
+  for (char** e = envp ? envp : environ; e && *e; ++e)
+    if (std::strncmp(*e, "TMPDIR=", 7) == 0) tmpdir = *e + 7;
+  if (parts & kSandboxWrites) state.landlock_abi = restrict_writes(tmpdir);
   if ((parts & ~kSandboxWrites) == 0) return state;
 #if defined(__x86_64__) || defined(__aarch64__)
   auto filter = program(::getpid(), parts);

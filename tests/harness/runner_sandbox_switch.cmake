@@ -10,9 +10,13 @@ function(expect label pattern)
   message(STATUS "${label}: ${out}")
 endfunction()
 
-expect("unset: on" "\"seccomp\":true" --unset=COURSE_RUNNER_SANDBOX --unset=CUDA_INJECTION64_PATH)
+# The run's TMPDIR stays writable under Landlock (the sandbox reads it from the environment .preinit_array is handed).
+set(tmp ${CMAKE_CURRENT_BINARY_DIR}/runner-sandbox-tmp)
+file(MAKE_DIRECTORY ${tmp})
+expect("unset: on, TMPDIR writable" "\"seccomp\":true,\"tmpdir_writable\":true,\"tool_attached\":false"
+       --unset=COURSE_RUNNER_SANDBOX --unset=CUDA_INJECTION64_PATH TMPDIR=${tmp})
 expect("0: off" "\"landlock_abi\":0,\"problem\":\"\",\"seccomp\":false" COURSE_RUNNER_SANDBOX=0
        --unset=CUDA_INJECTION64_PATH)
 expect("landlock alone: no seccomp" "\"seccomp\":false" COURSE_RUNNER_SANDBOX=landlock --unset=CUDA_INJECTION64_PATH)
-expect("under a CUDA tool: off" "\"seccomp\":false,\"tool_attached\":true" --unset=COURSE_RUNNER_SANDBOX
+expect("under a CUDA tool: off" "\"seccomp\":false.*\"tool_attached\":true" --unset=COURSE_RUNNER_SANDBOX
        CUDA_INJECTION64_PATH=/nonexistent/injection.so)

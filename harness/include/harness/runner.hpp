@@ -104,9 +104,10 @@ enum SandboxPart : unsigned {
 /// injected code is not the submission's). seccomp refuses new processes (fork, vfork, a clone that is not a thread),
 /// exec, ptrace and other processes' memory, signals to other processes and pidfds; Landlock, where the kernel has
 /// it, refuses creating, writing, renaming or removing files outside /dev, /proc, /sys and $TMPDIR. `parts` (a mask
-/// of SandboxPart) picks what goes up. What the machine does not allow is left out and said in `problem`: the static
-/// check and the referee's checks stand without it.
-SandboxState install_runner_sandbox(unsigned parts = kSandboxAll);
+/// of SandboxPart) picks what goes up; `envp` is the environment to read TMPDIR from (nullptr: `environ`, which a
+/// .preinit_array function may not have yet). What the machine does not allow is left out and said in `problem`: the
+/// static check and the referee's checks stand without it.
+SandboxState install_runner_sandbox(unsigned parts = kSandboxAll, char** envp = nullptr);
 
 /// Where this lab's runner programs are: `runners/` beside the lab binary.
 std::filesystem::path runner_directory();

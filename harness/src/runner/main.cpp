@@ -11,12 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
@@ -98,7 +100,7 @@ void sandbox_before_everything(int, char**, char** envp) {
     else if (c == "seccomp") parts = harness::kSandboxAll & ~harness::kSandboxWrites;
     else if (c == "landlock") parts = harness::kSandboxWrites;
   }
-  const harness::SandboxState state = harness::install_runner_sandbox(parts);
+  const harness::SandboxState state = harness::install_runner_sandbox(parts, envp);
   g_seccomp = state.seccomp;
   g_landlock_abi = state.landlock_abi;
   std::strncpy(g_sandbox_problem, state.problem.c_str(), sizeof g_sandbox_problem - 1);
@@ -112,8 +114,18 @@ __attribute__((section(".preinit_array"), used)) void (*const kSandbox)(int, cha
 int main(int argc, char** argv) {
   using namespace harness;
   if (argc > 1 && std::string(argv[1]) == "--sandbox") {  // what this machine allows: for instructors' checks
+    // Whether the run's own TMPDIR takes a new file under the sandbox, as it should.
+    bool tmpdir_writable = false;
+    if (const char* tmp = std::getenv("TMPDIR")) {
+      const std::string probe = std::string(tmp) + "/.runner-sandbox-probe";
+      if (const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600); fd >= 0) {
+        tmpdir_writable = true;
+        ::close(fd);
+        ::unlink(probe.c_str());
+      }
+    }
     std::cout << json{{"seccomp", g_seccomp}, {"landlock_abi", g_landlock_abi}, {"tool_attached", g_tool_attached},
-                      {"problem", g_sandbox_problem}}
+                      {"problem", g_sandbox_problem}, {"tmpdir_writable", tmpdir_writable}}
                      .dump()
               << "\n";
     return 0;
