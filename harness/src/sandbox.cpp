@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 // Kernel ABI constants newer than some distributions' headers (Debian 12 ships Linux 6.1's); their values are fixed.
@@ -133,6 +134,13 @@ int restrict_writes(const char* tmpdir) {
 
 }  // namespace
 
+const char* variable_in(char** envp, std::string_view name) {
+  for (char** e = envp; e && *e; ++e)
+    if (std::string_view entry(*e); entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
+      return *e + name.size() + 1;
+  return nullptr;
+}
+
 SandboxState install_runner_sandbox(unsigned parts, char** envp) {
   SandboxState state;
   if (parts == 0) return state;
@@ -141,10 +149,8 @@ SandboxState install_runner_sandbox(unsigned parts, char** envp) {
     state.problem = std::string("no_new_privs: ") + std::strerror(errno);
     return state;
   }
-  const char* tmpdir = nullptr;  // from `envp`: environ may not be set up yet where a runner calls this
-  for (char** e = envp ? envp : environ; e && *e; ++e)
-    if (std::strncmp(*e, "TMPDIR=", 7) == 0) tmpdir = *e + 7;
-  if (parts & kSandboxWrites) state.landlock_abi = restrict_writes(tmpdir);
+  // From `envp`: environ may not be set up yet where a runner calls this.
+  if (parts & kSandboxWrites) state.landlock_abi = restrict_writes(variable_in(envp ? envp : environ, "TMPDIR"));
   if ((parts & ~kSandboxWrites) == 0) return state;
 #if defined(__x86_64__) || defined(__aarch64__)
   auto filter = program(::getpid(), parts);

@@ -47,3 +47,12 @@ TEST_CASE("a CUDA tool is seen as attached by its injection variables, and only 
   }
   CHECK_FALSE(harness::cuda_tool_attached());
 }
+
+TEST_CASE("a variable is found by its whole name in a given environment", "[harness][runner]") {
+  char tmp_longer[] = "TMPDIRX=/elsewhere", tmp[] = "TMPDIR=/run/x", empty[] = "EMPTY=";
+  char* envp[] = {tmp_longer, tmp, empty, nullptr};
+  CHECK(std::string(harness::variable_in(envp, "TMPDIR")) == "/run/x");
+  CHECK(std::string(harness::variable_in(envp, "EMPTY")).empty());
+  CHECK(harness::variable_in(envp, "TMP") == nullptr);
+  CHECK(harness::variable_in(nullptr, "TMPDIR") == nullptr);
+}

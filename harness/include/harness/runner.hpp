@@ -29,6 +29,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness {
@@ -80,6 +81,9 @@ class Runner {
 bool cuda_tool_attached();
 /// The same, read from `envp` (a NULL-terminated environment, as a .preinit_array function is handed).
 bool cuda_tool_attached(char** envp);
+/// The value of variable `name` in `envp` (a NULL-terminated environment), or nullptr. For code that runs from
+/// .preinit_array, where the C library's `environ` and getenv() may not be set up yet (measured: getenv saw nothing).
+const char* variable_in(char** envp, std::string_view name);
 
 /// What install_runner_sandbox() put in force.
 struct SandboxState {

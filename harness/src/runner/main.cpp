@@ -78,15 +78,6 @@ int g_landlock_abi = 0;
 bool g_tool_attached = false;
 char g_sandbox_problem[160] = {};
 
-// The value of `name` in `envp`, or nullptr. From .preinit_array the C library's `environ` may not be set up yet
-// (measured: getenv saw nothing there), so the sandbox reads the environment it is handed.
-const char* variable(char** envp, std::string_view name) {
-  for (char** e = envp; e && *e; ++e)
-    if (std::string_view entry(*e); entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
-      return *e + name.size() + 1;
-  return nullptr;
-}
-
 void sandbox_before_everything(int, char**, char** envp) {
   g_tool_attached = harness::cuda_tool_attached(envp);
   if (g_tool_attached) return;  // a CUDA tool's injected code (forks, files) runs here too: ncu and the sanitizer
@@ -94,7 +85,7 @@ void sandbox_before_everything(int, char**, char** envp) {
   // controls): "0" none, "seccomp" or "landlock" only that part; unset or anything else, all of it. The way out is
   // for a machine where a part keeps CUDA from working (scripts/gpu-check.sh tries each part on the GPU).
   unsigned parts = harness::kSandboxAll;
-  if (const char* choice = variable(envp, "COURSE_RUNNER_SANDBOX")) {
+  if (const char* choice = harness::variable_in(envp, "COURSE_RUNNER_SANDBOX")) {
     const std::string_view c = choice;
     if (c == "0") parts = 0;
     else if (c == "seccomp") parts = harness::kSandboxAll & ~harness::kSandboxWrites;
