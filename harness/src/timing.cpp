@@ -1,6 +1,7 @@
 #include <harness/cuda_check.hpp>
 #include <harness/timing.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <utility>
@@ -34,27 +35,34 @@ std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, 
   const std::size_t k = contenders.size();
   for (std::size_t w = 0; w < options.warmup; ++w) {
     if (before_round) before_round();
-    for (const auto& c : contenders) c.sample();
+    for (const auto& c : contenders)
+      if (!c.warm) c.sample();
     if (after_round) after_round();
   }
 
   std::vector<std::vector<double>> samples(k);
+  const auto capped = [&](std::size_t i) {
+    return contenders[i].max_samples > 0 && samples[i].size() >= contenders[i].max_samples;
+  };
   const auto begin = std::chrono::steady_clock::now();
   const auto done = [&] {
-    if (samples[0].size() < options.floor_samples) return false;
-    if (samples[0].size() >= options.max_samples) return true;
+    std::size_t fewest = options.max_samples;  // among the contenders still sampled
+    for (std::size_t i = 0; i < k; ++i)
+      if (!capped(i)) fewest = std::min(fewest, samples[i].size());
+    if (fewest < options.floor_samples) return false;
+    if (fewest >= options.max_samples) return true;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     if (elapsed > options.max_seconds) return true;
-    if (samples[0].size() < options.min_samples) return false;
-    for (const auto& s : samples)
-      if (summarize(s).noise_pct > options.target_noise_pct) return false;
+    if (fewest < options.min_samples) return false;
+    for (std::size_t i = 0; i < k; ++i)
+      if (!capped(i) && summarize(samples[i]).noise_pct > options.target_noise_pct) return false;
     return true;
   };
   for (std::size_t round = 0; !done(); ++round) {
     if (before_round) before_round();
     for (std::size_t j = 0; j < k; ++j) {
       const std::size_t i = (round + j) % k;  // rotate who goes first: no contender always follows the same one
-      samples[i].push_back(contenders[i].sample());
+      if (!capped(i)) samples[i].push_back(contenders[i].sample());
     }
     if (after_round) after_round();
   }

@@ -56,3 +56,32 @@ TEST_CASE("interleaved timing takes the minimum of samples while its time lasts,
   const auto noisy = harness::time_interleaved({{"noisy", [&] { return 1.0 + 0.1 * (++k % 7); }}}, options);
   REQUIRE(noisy[0].samples == 40);
 }
+
+TEST_CASE("a capped contender sits out once it has its samples, and its noise no longer holds the timing up",
+          "[harness][timing]") {
+  harness::TimingOptions options;
+  options.max_seconds = 60;
+  int quiet_calls = 0, noisy_calls = 0;
+  harness::Contender quiet{"student", [&] { return ++quiet_calls, 1.0; }};
+  harness::Contender noisy{"baseline", [&] { return 1.0 + 0.3 * (++noisy_calls % 3); }, 5};
+  const auto s = harness::time_interleaved({quiet, noisy}, options);
+  CHECK(s[1].samples == 5);
+  CHECK(noisy_calls == static_cast<int>(options.warmup + 5));
+  // Without the cap the noisy one would keep both sampling to max_samples (200).
+  CHECK(s[0].samples == options.min_samples);
+  CHECK(quiet_calls == static_cast<int>(options.warmup + options.min_samples));
+}
+
+TEST_CASE("a warm contender gets no warm-up run; the rounds' hooks still run around the warm-up round",
+          "[harness][timing]") {
+  harness::TimingOptions options;
+  options.max_seconds = 60;
+  int warm_calls = 0, cold_calls = 0, rounds = 0;
+  harness::Contender warm{"student", [&] { return ++warm_calls, 1.0; }, 0, true};
+  harness::Contender cold{"ceiling", [&] { return ++cold_calls, 1.0; }};
+  const auto s = harness::time_interleaved({warm, cold}, options, [&] { ++rounds; });
+  CHECK(warm_calls == static_cast<int>(options.min_samples));
+  CHECK(cold_calls == static_cast<int>(options.warmup + options.min_samples));
+  CHECK(rounds == static_cast<int>(options.warmup + options.min_samples));
+  CHECK(s[0].samples == options.min_samples);
+}

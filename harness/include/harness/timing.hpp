@@ -33,6 +33,12 @@ struct TimingOptions {
 struct Contender {
   std::string name;               ///< "student", "reference", ...
   std::function<double()> sample;  ///< one flushed, timed run
+  /// Once it has this many samples it sits out the later rounds and no longer holds the timing up with its noise
+  /// (0: no cap). For the baseline, which only anchors where performance points start: its runs are the slowest
+  /// (lab 04's atomic stage as warp_atomic's baseline, 471 ms a run against 15 ms) and a grade moves little with it.
+  std::size_t max_samples = 0;
+  /// It has run at this shape already (`time` checks each runner once first): no warm-up run.
+  bool warm = false;
 };
 
 /// Writes twice the L2 size before each sample so no contender finds its data in cache.
@@ -52,7 +58,8 @@ class L2Flusher {
 std::function<double()> stream_sample(std::function<void(cudaStream_t)> run, cudaStream_t stream, L2Flusher& flusher);
 
 /// Times `contenders` interleaved; returns one Summary per contender, in order. `before_round` and `after_round`, when
-/// given, run around every round, warm-up rounds included (fresh inputs before, checks of the round's outputs after).
+/// given, run around every round, warm-up rounds included (fresh inputs before, checks of the round's outputs after);
+/// a contender that is warm or has its max_samples sits a round out, so a hook must check only those that ran.
 /// Throws what a sample or a hook throws.
 std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options,
                                       const std::function<void()>& before_round = {},
