@@ -18,6 +18,10 @@ namespace grader {
 //     f = ln(t_b / t_s) / ln(t_b / full)     otherwise (log scale: each halving of the time earns the same points)
 //   Degenerate case: if t_b <= full (the baseline is not slower than the full-marks time), f = 1 if t_s <= full
 //   and 0 otherwise. A time that is not a positive finite number gives f = 0.
+//   An exercise whose baseline time varies between processes more than timing noise (baseline_margin in its
+//   manifest entry, default 0) counts t_b / (1 + baseline_margin) as t_b: the shipped code, timed as the student,
+//   must not earn points by drawing a slower baseline (lab 07's pageable copies: 44 to 56 ms from one process to
+//   the next on an H200, results/2026-11-23-h200-53ade6d/grading-overhead.txt).
 //
 //   Performance points = performance_points * f.
 //   Exercise score = correctness points + performance points; a lab's score is the sum over its exercises.
@@ -32,7 +36,8 @@ Score score_exercise(const ScoreInputs& in) {
   const auto valid = [](double t) { return std::isfinite(t) && t > 0; };
   const bool gate = total > 0 && passed == total && in.timed_run_correct;
   if (gate && valid(in.student_ms) && valid(in.reference_ms) && valid(in.baseline_ms) && in.full_marks_at > 0) {
-    const double ts = in.student_ms, tb = in.baseline_ms, full = in.full_marks_at * in.reference_ms;
+    const double ts = in.student_ms, full = in.full_marks_at * in.reference_ms;
+    const double tb = in.baseline_ms / (1 + std::max(0.0, in.baseline_margin));
     if (ts <= full) {
       s.perf_fraction = 1;
     } else if (tb <= full || ts >= tb) {

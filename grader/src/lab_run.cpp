@@ -213,7 +213,8 @@ class ExerciseGrader {
     x.score = score_exercise({spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total,
                               timed_ok, timed_ok ? x.timing->student.median_ms : 0,
                               timed_ok ? x.timing->reference.median_ms : 0,
-                              timed_ok ? x.timing->baseline.median_ms : 0, manifest_.full_marks_at});
+                              timed_ok ? x.timing->baseline.median_ms : 0, manifest_.full_marks_at,
+                              spec.baseline_margin});
     if (timed_ok) {
       x.message = fmt::format("{}/{} tests passed; {:.2f}x the reference time (full marks at {:g}x)", x.tests_passed,
                               x.tests_total, x.timing->student.median_ms / x.timing->reference.median_ms,

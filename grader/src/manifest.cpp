@@ -229,7 +229,8 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     const auto where = fmt::format("exercises[{}]", i);
     if (!e.is_object()) in.fail(where, "must be an object");
     in.only_known(e, where,
-                  {"name", "correctness_points", "performance_points", "stub", "reference_percent_of_ceiling"});
+                  {"name", "correctness_points", "performance_points", "stub", "reference_percent_of_ceiling",
+                   "baseline_margin"});
     ExerciseSpec spec;
     spec.name = in.string(e, "name", where + ".name");
     if (!names.insert(spec.name).second) in.fail(where + ".name", fmt::format("duplicate exercise '{}'", spec.name));
@@ -246,6 +247,7 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     if (e.contains("reference_percent_of_ceiling"))
       spec.reference_percent_of_ceiling = in.number(e, "reference_percent_of_ceiling",
                                                     where + ".reference_percent_of_ceiling", {}, 0, true);
+    spec.baseline_margin = in.number(e, "baseline_margin", where + ".baseline_margin", 0.0, 0, false);
     m.exercises.push_back(std::move(spec));
   }
 

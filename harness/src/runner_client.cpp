@@ -315,6 +315,10 @@ class RemoteRunner final : public Runner {
     ::shutdown(fds_, SHUT_RD);  // descriptors go one way: nothing a runner sends back can pile up here
   }
 
+  void end() noexcept override {
+    if (pid_ > 0) ::kill(pid_, SIGKILL);  // reaped by stop(), from the destructor
+  }
+
   void stop() noexcept {
     if (to_ >= 0) ::close(to_);
     if (from_) std::fclose(from_);

@@ -125,3 +125,17 @@ TEST_CASE("times that are not positive finite numbers earn no performance points
   CHECK(score_exercise(in).perf_fraction == 0.0);
   CHECK(score_exercise(in).correctness == 4.0);
 }
+
+TEST_CASE("a baseline margin moves the zero of the scale: the baseline's own code drawn faster earns nothing",
+          "[grader][formula]") {
+  // Lab 07's pageable copies: the stub timed as the student at 52 ms against a baseline (the same code, another
+  // process) at 66 ms earned 0.78 of 6 points on an H200 without a margin.
+  auto in = passing(8.0);
+  CHECK(score_exercise(in).perf_fraction > 0.1);
+  in.baseline_margin = 0.5;  // t_b counts as 10 / 1.5 = 6.67 ms: 8 ms is slower than that
+  CHECK(score_exercise(in).perf_fraction == 0.0);
+  in.student_ms = std::sqrt(1.1 * 10.0 / 1.5);  // the geometric midpoint of full marks and t_b / 1.5
+  CHECK_THAT(score_exercise(in).perf_fraction, WithinAbs(0.5, 1e-12));
+  in.student_ms = 1.1;  // full marks stay where they were
+  CHECK(score_exercise(in).perf_fraction == 1.0);
+}

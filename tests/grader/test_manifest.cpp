@@ -21,7 +21,7 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
       "timeouts": {"check_s": 60, "time_s": 200}, "full_marks_at": 1.25,
       "exercises": [{"name": "scale", "correctness_points": 4, "performance_points": 6, "stub": "slow"},
                     {"name": "saxpy", "correctness_points": 5.5, "performance_points": 0, "stub": "incorrect",
-       "reference_percent_of_ceiling": 0.077}]})",
+       "reference_percent_of_ceiling": 0.077, "baseline_margin": 0.5}]})",
                                 "m.json");
   CHECK(m.title == "Memory coalescing");
   CHECK(m.weight == 2.5);
@@ -35,6 +35,7 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   CHECK(m.exercises[1].correctness_points == 5.5);
   CHECK(m.exercises[1].stub == StubKind::kIncorrect);
   CHECK(m.exercises[1].reference_percent_of_ceiling == 0.077);
+  CHECK(m.exercises[1].baseline_margin == 0.5);
 }
 
 TEST_CASE("optional manifest fields take their defaults", "[grader][manifest]") {
@@ -46,6 +47,7 @@ TEST_CASE("optional manifest fields take their defaults", "[grader][manifest]") 
   CHECK(m.time_timeout_s == 300);
   CHECK(m.full_marks_at == 1.1);
   CHECK_FALSE(m.exercises[0].reference_percent_of_ceiling.has_value());  // no sanity gate on the reference
+  CHECK(m.exercises[0].baseline_margin == 0);
   const auto partial = parse_manifest(
       R"({"title": "T", "timeouts": {"time_s": 50},
           "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
@@ -135,6 +137,8 @@ TEST_CASE("malformed manifests are rejected naming the file and the field", "[gr
        "field 'rules.allow_symbols[0]': must name something"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "rules": {}}]})",
        "field 'exercises[0].rules': unknown field"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "baseline_margin": -0.1}]})",
+       "field 'exercises[0].baseline_margin': must be >= 0"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_of_ceiling": 0}]})",
        "field 'exercises[0].reference_percent_of_ceiling': must be > 0, not 0"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_of_ceiling": -90}]})",

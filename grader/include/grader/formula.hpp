@@ -15,6 +15,7 @@ struct ScoreInputs {
   double reference_ms = 0;
   double baseline_ms = 0;
   double full_marks_at = 1.1;     ///< from the manifest
+  double baseline_margin = 0;     ///< from the manifest: the baseline time counts as t_b / (1 + baseline_margin)
 };
 
 /// The points an exercise earned.

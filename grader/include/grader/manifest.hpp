@@ -43,6 +43,9 @@ struct ExerciseSpec {
   std::optional<double> reference_percent_of_ceiling;
   /// `grade --concepts`: the checks the manifest's top-level `"concepts"` list gives this exercise (docs/concepts.md).
   std::vector<ConceptSpec> concepts;
+  /// How much slower than its median the baseline may come out in another process (`"baseline_margin"`, default 0):
+  /// the grade counts the baseline's time divided by 1 + this (formula.cpp).
+  double baseline_margin = 0;
 
   /// correctness_points + performance_points.
   double max_score() const { return correctness_points + performance_points; }

@@ -73,7 +73,18 @@ class Runner {
   virtual RunnerSample run() = 0;
   /// Forgets the open problem (its buffers stay the referee's).
   virtual void close() = 0;
+  /// Starts ending the runner without waiting for it to be gone (the destructor waits): runners ended one after
+  /// another each took their CUDA context's teardown with them, in turn, at the end of every `time` run.
+  virtual void end() noexcept {}
 };
+
+/// Ends every runner of `runners` at once (Runner::end), so that their teardowns overlap; each is reaped when it is
+/// destroyed.
+template <class Map>
+void end_together(Map& runners) noexcept {
+  for (auto& [name, runner] : runners)
+    if (runner) runner->end();
+}
 
 /// True when a CUDA tool that follows this process's kernels is attached (ncu, nsys, compute-sanitizer): one of its
 /// injection variables is set. Such tools serialize and replay kernels across processes; work the referee overlaps

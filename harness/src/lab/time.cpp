@@ -90,6 +90,10 @@ int time(const TimeRequest& request) {
   // parallel with each other and with this process's own setup and generate(), instead of after them.
   std::map<std::string, std::unique_ptr<Runner>> runners;
   for (const auto& role : roles) runners[role] = make_runner(impl_of.at(role));
+  struct EndTogether {  // however time() returns: the runners end at once, then their destructors reap them
+    std::map<std::string, std::unique_ptr<Runner>>& runners;
+    ~EndTogether() { end_together(runners); }
+  } end_runners{runners};
 
   // Where a time run spends its seconds (the JSON's "phases_s"): what fast grading has to cut.
   const auto began = std::chrono::steady_clock::now();
