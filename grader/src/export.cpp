@@ -37,8 +37,8 @@ std::optional<Timing> timing_from(const json& x) {
   Timing t;
   t.unit = string_or_empty(x, "unit");
   t.student.median_ms = medians.at("student").get<double>();
-  t.reference.median_ms = medians.value("reference", 0.0);
-  t.baseline.median_ms = medians.value("baseline", 0.0);
+  for (auto [name, into] : {std::pair{"reference", &t.reference}, {"baseline", &t.baseline}})
+    if (medians.contains(name) && medians.at(name).is_number()) *into = RunnerTiming{medians.at(name).get<double>()};
   t.student.rate = number_or_empty(x, "rate");
   t.percent_of_ceiling = number_or_empty(x, "percent_of_ceiling");
   t.ceiling_what = string_or_empty(x, "ceiling_what");

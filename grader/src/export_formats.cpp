@@ -27,8 +27,9 @@ std::string exercise_report(const ExerciseResult& x) {
   std::string out = fmt::format("status: {}\n", to_string(x.status));
   if (x.status != Status::kNoBinary) out += fmt::format("tests passed: {}/{}\n", x.tests_passed, x.tests_total);
   if (const auto& t = x.timing) {
+    const auto ms = [](const std::optional<RunnerTiming>& r) { return r ? format_ms(r->median_ms) : "not timed"; };
     out += fmt::format("median ms: student {}, reference {}, baseline {}\n", format_ms(t->student.median_ms),
-                       format_ms(t->reference.median_ms), format_ms(t->baseline.median_ms));
+                       ms(t->reference), ms(t->baseline));
     if (t->student.rate) out += fmt::format("rate: {:.1f} {}\n", *t->student.rate, t->unit);
     if (t->percent_of_ceiling)
       out += fmt::format("{:.1f}% of the ceiling{}\n", *t->percent_of_ceiling,

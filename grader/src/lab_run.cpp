@@ -209,16 +209,20 @@ class ExerciseGrader {
   // Sanitizer, timed run, score and concept checks of an exercise whose check ended (`passed`: every test passed).
   ExerciseResult finish(ExerciseResult x, const ExerciseSpec& spec, bool passed) {
     const bool checked = passed && sanitize(x);
-    const bool timed_ok = checked && time(x) && reference_in_standing(x, spec);
+    // The sanity gate guards performance points: an exercise worth none is timed without the reference.
+    const bool timed_ok = checked && time(x) && (x.performance_max == 0 || reference_in_standing(x, spec));
+    const auto median = [](const std::optional<RunnerTiming>& r) { return r ? r->median_ms : 0.0; };
     x.score = score_exercise({spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total,
                               timed_ok, timed_ok ? x.timing->student.median_ms : 0,
-                              timed_ok ? x.timing->reference.median_ms : 0,
-                              timed_ok ? x.timing->baseline.median_ms : 0, manifest_.full_marks_at,
-                              spec.baseline_margin});
-    if (timed_ok) {
+                              timed_ok ? median(x.timing->reference) : 0, timed_ok ? median(x.timing->baseline) : 0,
+                              manifest_.full_marks_at, spec.baseline_margin});
+    if (timed_ok && x.timing->reference) {
       x.message = fmt::format("{}/{} tests passed; {:.2f}x the reference time (full marks at {:g}x)", x.tests_passed,
-                              x.tests_total, x.timing->student.median_ms / x.timing->reference.median_ms,
+                              x.tests_total, x.timing->student.median_ms / x.timing->reference->median_ms,
                               manifest_.full_marks_at);
+    } else if (timed_ok) {
+      x.message = fmt::format("{}/{} tests passed; timed for the report only (no performance points)", x.tests_passed,
+                              x.tests_total);
     }
     if (checked) measure_concepts(x, spec);
     return x;
@@ -475,19 +479,20 @@ class ExerciseGrader {
 
   // Runs `time`; true when the timed run was correct and its medians are usable.
   bool time(ExerciseResult& x) {
-    const TimePlan plan{x.name, options_.impl, options_.timed_seed.value_or(fresh_seed())};
+    const TimePlan plan{x.name, options_.impl, options_.timed_seed.value_or(fresh_seed()), x.performance_max == 0};
     x.timed_seed = plan.seed;
     tell(fmt::format("lab{} {}: time ({})", lab_.number, x.name, options_.impl));
     std::vector<std::string> argv{binary_, "time", "--impl", options_.impl, "--exercise", x.name, "--results",
                                   kResultsPath, "--seed", std::to_string(plan.seed)};
-    // An exercise worth no performance points is timed for the report only: three samples of each contender (lab
-    // 04's first stage, half a second a run, took 20 s of every grade at the usual ten).
-    if (x.performance_max == 0) argv.insert(argv.end(), {"--max-seconds", "0"});
+    // An exercise worth no performance points is timed for the report only: the student alone, three samples (lab
+    // 04's first stage, half a second a run, took 20 s of every grade at the usual ten, 8 s with its reference and
+    // baseline at three).
+    if (plan.student_only) argv.insert(argv.end(), {"--max-seconds", "0", "--student-only"});
     const auto run = launch(argv, time_timeout_s_);
     x.wall_s += run.wall_s;
     x.time_s = run.wall_s;
 
-    TimeFile f = parse_time_results(run.results);
+    TimeFile f = parse_time_results(run.results, plan.student_only);
     if (run.results_truncated) f.error = fmt::format("more than {} bytes", ProcessOptions{}.capture_limit);
     const auto contradicts = f.error.empty() && !run.results.empty() ? contradiction(f, plan) : "";
     if (f.error.empty() && contradicts.empty()) {
@@ -569,9 +574,10 @@ std::string_view to_string(Status status) {
 }
 
 std::optional<double> reference_percent_of_ceiling(const Timing& timing) {
-  if (!timing.ceiling || !timing.reference.rate || !timing.ceiling->rate || !(*timing.ceiling->rate > 0))
+  if (!timing.ceiling || !timing.reference || !timing.reference->rate || !timing.ceiling->rate ||
+      !(*timing.ceiling->rate > 0))
     return std::nullopt;
-  return 100 * *timing.reference.rate / *timing.ceiling->rate;
+  return 100 * *timing.reference->rate / *timing.ceiling->rate;
 }
 
 double LabResult::score() const {
@@ -720,7 +726,7 @@ std::string contradiction(const TimeFile& f, const TimePlan& plan) {
   return "";
 }
 
-TimeFile parse_time_results(std::string_view text) {
+TimeFile parse_time_results(std::string_view text, bool student_only) {
   TimeFile f;
   const auto j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
@@ -742,13 +748,14 @@ TimeFile parse_time_results(std::string_view text) {
   const json runners = j.contains("runners") ? j.at("runners") : json::object();
   Timing t;
   auto student = parse_runner(runners, "student", f.timing_problem);
-  auto reference = student ? parse_runner(runners, "reference", f.timing_problem) : std::nullopt;
-  auto baseline = reference ? parse_runner(runners, "baseline", f.timing_problem) : std::nullopt;
-  if (!baseline) return f;
+  if (!student) return f;
   t.student = *student;
-  t.reference = *reference;
-  t.baseline = *baseline;
   std::string ignored;
+  for (auto [name, into] : {std::pair{"reference", &t.reference}, {"baseline", &t.baseline}}) {
+    if (student_only && !runners.contains(name)) continue;
+    *into = parse_runner(runners, name, f.timing_problem);
+    if (!*into) return f;
+  }
   t.ceiling = parse_runner(runners, "ceiling", ignored);
   if (t.ceiling && runners.at("ceiling").contains("what")) t.ceiling_what = text_of(runners.at("ceiling"), "what");
   if (j.contains("unit") && j.at("unit").is_string()) t.unit = j.at("unit").get<std::string>();

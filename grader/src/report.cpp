@@ -30,6 +30,8 @@ std::string pad(std::string text, std::size_t width) {
 std::string timing_cell(const RunnerTiming& r) {
   return r.noise_pct ? fmt::format("{} ±{:.1f}%", format_ms(r.median_ms), *r.noise_pct) : format_ms(r.median_ms);
 }
+// "-" for a runner that was not timed (the reference and baseline of an exercise worth no performance points).
+std::string timing_cell(const std::optional<RunnerTiming>& r) { return r ? timing_cell(*r) : "-"; }
 
 // A concept check's value as the student reads it: "31.9 B/sector", "12 SHFL", "0.778".
 std::string concept_value(const ConceptResult& c) {
@@ -112,8 +114,8 @@ json to_json(const ExerciseResult& x) {
   const auto runner = [&](auto field) -> json {
     if (!t) return {{"student", nullptr}, {"reference", nullptr}, {"baseline", nullptr}, {"ceiling", nullptr}};
     return {{"student", field(t->student)},
-            {"reference", field(t->reference)},
-            {"baseline", field(t->baseline)},
+            {"reference", t->reference ? field(*t->reference) : json(nullptr)},
+            {"baseline", t->baseline ? field(*t->baseline) : json(nullptr)},
             {"ceiling", t->ceiling ? field(*t->ceiling) : json(nullptr)}};
   };
   j["unit"] = t ? json(t->unit) : json(nullptr);

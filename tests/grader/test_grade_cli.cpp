@@ -426,8 +426,18 @@ TEST_CASE("an exercise worth no performance points is timed for the report only,
   CHECK(run.process.exit_code == 0);
   const auto calls = grader_test::read_text(log);
   CAPTURE(calls);
-  CHECK_THAT(calls, ContainsSubstring(" time copy student max-seconds=0\n"));
+  CHECK_THAT(calls, ContainsSubstring(" time copy student max-seconds=0 student-only\n"));
   CHECK_THAT(calls, ContainsSubstring(" time gemm student\n"));
+  // The student alone was timed: its time is reported, the reference's and the baseline's are not, and the
+  // exercise keeps its correctness points (no sanity gate on a reference that did not run).
+  const auto& copy = run.results.at("runs").at(0).at("labs").at(0).at("exercises").at(0);
+  CAPTURE(copy.dump());
+  CHECK(copy.at("status") == "ok");
+  CHECK(copy.at("median_ms").at("student").is_number());
+  CHECK(copy.at("median_ms").at("reference").is_null());
+  CHECK(copy.at("median_ms").at("baseline").is_null());
+  CHECK(copy.at("score") == 4);
+  CHECK_THAT(copy.at("message").get<std::string>(), ContainsSubstring("timed for the report only"));
 }
 
 TEST_CASE("the checks of a lab run at once, and every check ends before the first timed run", "[grader][e2e]") {

@@ -88,8 +88,8 @@ TEST_CASE("time results give the medians, noise, rates and ceiling", "[grader][l
   CHECK(f.timing->unit == "GB/s");
   CHECK(f.timing->student.median_ms == 17.52);
   CHECK(f.timing->student.noise_pct == 0.3);
-  CHECK(f.timing->reference.rate == 3897.2);
-  CHECK_FALSE(f.timing->baseline.rate.has_value());
+  CHECK(f.timing->reference->rate == 3897.2);
+  CHECK_FALSE(f.timing->baseline->rate.has_value());
   REQUIRE(f.timing->ceiling.has_value());
   CHECK(f.timing->ceiling->rate == 4200);
   CHECK(f.timing->ceiling_what == "device-to-device copy");
@@ -107,7 +107,7 @@ TEST_CASE("without both rates the reference's % of ceiling is unknown, which the
   t.ceiling = grader::RunnerTiming{0.5, 0.1, std::nullopt};
   CHECK_FALSE(grader::reference_percent_of_ceiling(t).has_value());  // a ceiling without a rate
   t.ceiling->rate = 4200;
-  t.reference.rate.reset();
+  t.reference->rate.reset();
   CHECK_FALSE(grader::reference_percent_of_ceiling(t).has_value());  // a reference without a rate
 }
 
@@ -124,6 +124,16 @@ TEST_CASE("incomplete or unusable time results say what is wrong", "[grader][lab
           "baseline": {"median_ms": 0}}})");
   CHECK_FALSE(no_baseline.timing.has_value());
   CHECK_THAT(no_baseline.timing_problem, ContainsSubstring("runners.baseline.median_ms"));
+
+  // Only a run asked to time the student alone may leave the reference and the baseline out.
+  const char* student_alone = R"({"correct": true, "runners": {"student": {"median_ms": 471.2}}})";
+  CHECK_THAT(parse_time_results(student_alone).timing_problem, ContainsSubstring("runners.reference is missing"));
+  const auto alone = parse_time_results(student_alone, true);
+  REQUIRE(alone.timing.has_value());
+  CHECK(alone.timing->student.median_ms == 471.2);
+  CHECK_FALSE(alone.timing->reference.has_value());
+  CHECK_FALSE(alone.timing->baseline.has_value());
+  CHECK_FALSE(grader::reference_percent_of_ceiling(*alone.timing).has_value());
 
   CHECK_THAT(parse_time_results("{\"correct\": \"yes\"}").error, ContainsSubstring("'correct' is not true or false"));
   CHECK_THAT(parse_time_results("not json").error, ContainsSubstring("not a JSON object"));

@@ -50,7 +50,9 @@ struct RunnerTiming {
 /// What `labN time` measured.
 struct Timing {
   std::string unit;  ///< "GB/s" or "GFLOP/s"
-  RunnerTiming student, reference, baseline;
+  RunnerTiming student;
+  /// Empty when the run timed the student alone (`--student-only`: an exercise worth no performance points).
+  std::optional<RunnerTiming> reference, baseline;
   std::optional<RunnerTiming> ceiling;
   std::string ceiling_what;  ///< what the ceiling measures, e.g. "device-to-device copy"
   std::optional<double> percent_of_ceiling;
@@ -211,6 +213,9 @@ struct TimePlan {
   std::string exercise;
   std::string impl;
   std::uint64_t seed = 0;
+  /// Timed for the report only, the student alone (`labN time --student-only`): an exercise worth no performance
+  /// points, whose reference and baseline runs would buy nothing (lab 04's atomic stage: 471 ms a run, 8 s a grade).
+  bool student_only = false;
 };
 
 /// What a time results stream holds.
@@ -224,8 +229,8 @@ struct TimeFile {
   std::string error;             ///< why the stream is unusable, else empty
 };
 
-/// Parses time results.
-TimeFile parse_time_results(std::string_view text);
+/// Parses time results; `student_only`: the reference's and the baseline's entries may be missing.
+TimeFile parse_time_results(std::string_view text, bool student_only = false);
 
 /// Why time results contradict the plan, or "" if they do not: another exercise, implementation or seed, or no shape.
 std::string contradiction(const TimeFile& file, const TimePlan& plan);

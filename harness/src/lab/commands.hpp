@@ -24,6 +24,9 @@ struct TimeRequest {
   double max_seconds = 3.0;  // TimingOptions::max_seconds: sampling goes on past it only to three samples each
   std::uint64_t seed = 20261121;  // the grader draws a fresh one for every graded run
   std::string shape;  // empty: the exercise's timed shape
+  // The implementation alone (and the ceiling and peers): no reference or baseline runner. Each timed output is then
+  // checked against the CPU reference instead of the reference's output on fresh inputs.
+  bool student_only = false;
 };
 
 int info();
