@@ -121,6 +121,8 @@ json to_json(const ExerciseResult& x) {
   j["unit"] = t ? json(t->unit) : json(nullptr);
   j["median_ms"] = runner([](const RunnerTiming& r) { return json(r.median_ms); });
   j["noise_pct"] = runner([](const RunnerTiming& r) { return or_null(r.noise_pct); });
+  j["event_median_ms"] = runner([](const RunnerTiming& r) { return or_null(r.event_median_ms); });
+  j["host_gap_ms"] = runner([](const RunnerTiming& r) { return or_null(r.host_gap_ms); });
   j["rate"] = t ? or_null(t->student.rate) : json(nullptr);
   j["ceiling_rate"] = t && t->ceiling ? or_null(t->ceiling->rate) : json(nullptr);
   j["ceiling_what"] = t && t->ceiling ? json(t->ceiling_what) : json(nullptr);

@@ -77,7 +77,8 @@ TEST_CASE("unusable check results say what is wrong", "[grader][lab_files]") {
 TEST_CASE("time results give the medians, noise, rates and ceiling", "[grader][lab_files]") {
   const auto f = parse_time_results(R"({"exercise": "scale", "unit": "GB/s", "correct": true, "message": "",
     "runners": {"student": {"median_ms": 17.52, "noise_pct": 0.3, "rate": 122.4},
-                "reference": {"median_ms": 0.551, "noise_pct": 0.4, "rate": 3897.2},
+                "reference": {"median_ms": 0.551, "noise_pct": 0.4, "rate": 3897.2, "event_median_ms": 0.549,
+                              "host_gap_ms": 0.31},
                 "baseline": {"median_ms": 17.55, "noise_pct": 0.2},
                 "ceiling": {"median_ms": 0.5, "rate": 4200, "what": "device-to-device copy"}},
     "percent_of_ceiling": 2.9, "phases_s": {"generate": 2.5, "timing": 4.25, "bogus": "x"}})");
@@ -89,6 +90,9 @@ TEST_CASE("time results give the medians, noise, rates and ceiling", "[grader][l
   CHECK(f.timing->student.median_ms == 17.52);
   CHECK(f.timing->student.noise_pct == 0.3);
   CHECK(f.timing->reference->rate == 3897.2);
+  CHECK(f.timing->reference->event_median_ms == 0.549);
+  CHECK(f.timing->reference->host_gap_ms == 0.31);
+  CHECK_FALSE(f.timing->student.event_median_ms.has_value());
   CHECK_FALSE(f.timing->baseline->rate.has_value());
   REQUIRE(f.timing->ceiling.has_value());
   CHECK(f.timing->ceiling->rate == 4200);

@@ -34,7 +34,7 @@ LabResult sample_lab() {
   Timing t;
   t.unit = "GB/s";
   t.student = {17.52, 0.3, 122.4};
-  t.reference = {0.551, 0.4, 3897.2};
+  t.reference = {0.551, 0.4, 3897.2, 0.549, 0.31};
   t.baseline = {17.55, 0.2, 122.3};
   t.ceiling = RunnerTiming{0.5, 0.1, 4200};
   t.ceiling_what = "device-to-device copy";
@@ -101,6 +101,10 @@ TEST_CASE("the results JSON holds every field and parses back", "[grader][report
   CHECK(scale["median_ms"]["baseline"] == 17.55);
   CHECK(scale["median_ms"]["ceiling"] == 0.5);
   CHECK(scale["noise_pct"]["reference"] == 0.4);
+  // The runner's own event median and its host gap: what tells a slow kernel from a slow runner.
+  CHECK(scale["event_median_ms"]["reference"] == 0.549);
+  CHECK(scale["host_gap_ms"]["reference"] == 0.31);
+  CHECK(scale["event_median_ms"]["baseline"].is_null());
   CHECK(scale["rate"] == 122.4);
   CHECK(scale["ceiling_rate"] == 4200.0);
   CHECK(scale["ceiling_what"] == "device-to-device copy");
@@ -120,6 +124,7 @@ TEST_CASE("the results JSON holds every field and parses back", "[grader][report
     CAPTURE(runner);
     CHECK(saxpy["median_ms"][runner].is_null());
     CHECK(saxpy["noise_pct"][runner].is_null());
+    CHECK(saxpy["host_gap_ms"][runner].is_null());
   }
 }
 
