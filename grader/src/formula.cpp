@@ -20,7 +20,7 @@ namespace grader {
 //   and 0 otherwise. A time that is not a positive finite number gives f = 0.
 //   An exercise whose baseline time varies between processes more than timing noise (baseline_margin in its
 //   manifest entry, default 0) counts t_b / (1 + baseline_margin) as t_b: the shipped code, timed as the student,
-//   must not earn points by drawing a slower baseline (lab 07's pageable copies: 44 to 56 ms from one process to
+//   must not earn points by drawing a slower baseline (lab 07's pageable copies: 43.8 to 55.9 ms from one process to
 //   the next on an H200, results/2026-11-23-h200-53ade6d/grading-overhead.txt).
 //
 //   Performance points = performance_points * f.

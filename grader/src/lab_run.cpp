@@ -209,8 +209,8 @@ class ExerciseGrader {
   // Sanitizer, timed run, score and concept checks of an exercise whose check ended (`passed`: every test passed).
   ExerciseResult finish(ExerciseResult x, const ExerciseSpec& spec, bool passed) {
     const bool checked = passed && sanitize(x);
-    // The sanity gate guards performance points: an exercise worth none is timed without the reference.
-    const bool timed_ok = checked && time(x) && (x.performance_max == 0 || reference_in_standing(x, spec));
+    // The sanity gate guards performance points: an exercise timed alone has no reference time to check.
+    const bool timed_ok = checked && time(x) && (timed_alone(x) || reference_in_standing(x, spec));
     const auto median = [](const std::optional<RunnerTiming>& r) { return r ? r->median_ms : 0.0; };
     x.score = score_exercise({spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total,
                               timed_ok, timed_ok ? x.timing->student.median_ms : 0,
@@ -479,7 +479,7 @@ class ExerciseGrader {
 
   // Runs `time`; true when the timed run was correct and its medians are usable.
   bool time(ExerciseResult& x) {
-    const TimePlan plan{x.name, options_.impl, options_.timed_seed.value_or(fresh_seed()), x.performance_max == 0};
+    const TimePlan plan{x.name, options_.impl, options_.timed_seed.value_or(fresh_seed()), timed_alone(x)};
     x.timed_seed = plan.seed;
     tell(fmt::format("lab{} {}: time ({})", lab_.number, x.name, options_.impl));
     std::vector<std::string> argv{binary_, "time", "--impl", options_.impl, "--exercise", x.name, "--results",
@@ -518,6 +518,9 @@ class ExerciseGrader {
     if (!f.timing) return fail(x, Status::kBadOutput, fmt::format("time results incomplete: {}", f.timing_problem));
     return true;
   }
+
+  // An exercise worth no performance points is timed for the report only, the student alone (--student-only).
+  static bool timed_alone(const ExerciseResult& x) { return x.performance_max == 0; }
 
   // The sanity gate (kReferenceGateFraction): true when the manifest records no standing for the reference, or the
   // reference reached enough of it in this run. Otherwise the run is invalid: correctness points stay as earned, the

@@ -2,9 +2,10 @@
 /// @file huge_pages.hpp
 /// @brief Large host arrays of the referee on transparent huge pages.
 ///
-/// `labN time` fills gigabytes of fresh host memory at the timed shape (inputs, CPU references in double) and spent
-/// most of its "generate" phase in the kernel, faulting in and clearing 4 KiB pages one at a time: lab 01's scale at
-/// 2^28 took 1.85 s there on an H200 machine, 0.9 s with huge pages (experiments/grading_overhead/measure.sh,
+/// `labN time` fills gigabytes of fresh host memory at the timed shape (inputs, CPU references in double), and its
+/// "generate" phase went mostly to the kernel faulting in and clearing 4 KiB pages one at a time (perf, on the CI
+/// machine, with experiments/generate_cost/bench.cpp): lab 01's scale at 2^28 took 1.83-1.86 s there on an H200
+/// machine, 0.86-0.99 s with huge pages (experiments/grading_overhead/measure.sh,
 /// results/2026-11-23-h200-53ade6d/grading-overhead.txt). Linux's default THP mode is "madvise", and glibc's malloc
 /// does not ask, so the lab binary's operator new (harness/src/lab/huge_pages_new.cpp) does, for large blocks.
 #include <cstddef>
