@@ -12,7 +12,8 @@
 # graded twice in a row), `counters` (shared-memory bank conflicts of lab 6's stubs and references, read by ncu, and
 # `grade --concepts` on labs 1, 2, 3 and 6: docs/concepts.md), `exploits` (every file of tests/exploits graded as a
 # student of its own by `grade batch`: refusals and grades in exploits.json, each against its first line's verdict in
-# exploits-verdicts.txt), or `all` (default). Every phase after `tests` uses the build directory that `tests` left,
+# exploits-verdicts.txt), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own, built with
+# nvcc and run: NAME.json), or `all` (default). Every phase after `tests` uses the build directory that `tests` left,
 # or makes one.
 # The phases exist because one command on the lent GPU machine may run 10 minutes at most, and the machine stays
 # warm only about 30 s between calls (a later call often finds a fresh one): make each call whole, building first
@@ -221,6 +222,16 @@ for file in "${files[@]}"; do
 done | tee "$out/exploits-verdicts.txt"  # a pipeline's loop runs in a subshell: its verdicts are read back below
 grep -q '^MISMATCH' "$out/exploits-verdicts.txt" && status=1
 grep -c '^ok' "$out/exploits-verdicts.txt" | sed 's/$/ exploit files as expected/'
+fi
+
+if runs experiments; then
+step "experiments: each experiments/*/bench.cu built alone and run, its JSON in <folder>.json"
+for bench in "$root"/experiments/*/bench.cu; do
+  name=$(basename "$(dirname "$bench")")
+  nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -o "/tmp/$name" "$bench" -lcublas >"$out/$name.build.log" 2>&1 &&
+    "/tmp/$name" >"$out/$name.json" 2>"$out/$name.log" || { echo "$name failed"; tail -5 "$out/$name.log"; status=1; }
+  echo "$name: $(wc -c <"$out/$name.json") bytes of JSON"
+done
 fi
 
 exit $status

@@ -172,3 +172,21 @@ TEST_CASE("run as root, a runner program starts as an unprivileged user, from a 
     }
   }
 }
+
+TEST_CASE("with a GPU, an exercise timed alone gets one sample and no last check", "[labs][cli][gpu][time]") {
+  if (!gpu_present()) SKIP("no GPU on this machine");
+  const auto labs = lab_names();
+  if (std::find(labs.begin(), labs.end(), "lab1") == labs.end()) SKIP("lab 1 is not built");
+  const auto results = std::filesystem::temp_directory_path() / "lab1-student-only.json";
+  const auto r = run({"lab1", "time", "--impl", "reference", "--exercise", "scale", "--student-only", "--max-seconds",
+                      "0", "--results", results.string()});
+  CAPTURE(r.exit_code, r.err);
+  REQUIRE(r.exit_code == code::kOk);
+  std::ifstream in(results);
+  const auto j = nlohmann::json::parse(in);
+  CHECK(j.at("student_only").get<bool>());
+  CHECK(j.at("runners").at("student").at("samples").get<int>() == 1);
+  CHECK_FALSE(j.at("runners").contains("reference"));
+  CHECK_FALSE(j.at("phases_s").contains("last_check"));
+  std::filesystem::remove(results);
+}
