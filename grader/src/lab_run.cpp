@@ -158,18 +158,20 @@ class ExerciseGrader {
         given_seeds_(options.seeds.empty() ? std::vector<std::uint64_t>{} : parse_seeds(options.seeds)) {}
 
   ExerciseResult grade(const ExerciseSpec& spec) {
-    ExerciseResult x = start(spec);
-    tell(fmt::format("lab{} {}: check ({})", lab_.number, x.name, options_.impl));
-    const bool passed = checked(x, run_process(check_process(x)));
-    return finish(std::move(x), spec, passed);
+    std::vector<ExerciseResult> xs{start(spec)};
+    tell(fmt::format("lab{} {}: check ({})", lab_.number, xs[0].name, options_.impl));
+    std::vector<bool> passed{checked(xs[0], run_process(check_process(xs[0])))};
+    sanitize(xs, passed);
+    return finish(std::move(xs[0]), spec, passed[0]);
   }
 
   /// Every exercise of `specs`, their checks run at once (none is timed, and each is a process of its own with its
-  /// own GPU context), then each exercise's sanitizer runs, timed run and concept checks one after another, after
-  /// every check has ended: no timed run shares the GPU. A check that failed for a reason another process on the
-  /// GPU could cause (a crash, a CUDA error such as running out of memory, unusable results) is run again alone, so
-  /// one exercise's greed cannot cost another its points. A time-out is not: the GPU is shared in time slices, and
-  /// the limits are minutes where checks take seconds.
+  /// own GPU context), then the sanitizer runs of every exercise whose check passed, all at once too (sanitize()),
+  /// then each exercise's timed run and concept checks one after another, after every check and sanitizer run has
+  /// ended: no timed run shares the GPU. A check that failed for a reason another process on the GPU could cause (a
+  /// crash, a CUDA error such as running out of memory, unusable results) is run again alone, so one exercise's
+  /// greed cannot cost another its points. A time-out is not: the GPU is shared in time slices, and the limits are
+  /// minutes where checks take seconds.
   std::vector<ExerciseResult> grade_all(const std::vector<const ExerciseSpec*>& specs) {
     if (specs.size() <= 1) return specs.empty() ? std::vector<ExerciseResult>{} : std::vector{grade(*specs.front())};
     std::vector<ExerciseResult> xs;
@@ -192,6 +194,7 @@ class ExerciseGrader {
       x = start(*specs[i]);
       passed[i] = checked(x, run_process(check_process(x)));
     }
+    sanitize(xs, passed);
     std::vector<ExerciseResult> graded;
     for (std::size_t i = 0; i < specs.size(); ++i) graded.push_back(finish(std::move(xs[i]), *specs[i], passed[i]));
     return graded;
@@ -206,11 +209,11 @@ class ExerciseGrader {
     return x;
   }
 
-  // Sanitizer, timed run, score and concept checks of an exercise whose check ended (`passed`: every test passed).
+  // Timed run, score and concept checks of an exercise whose check and sanitizer runs ended (`passed`: every test
+  // passed and no sanitizer run stopped it).
   ExerciseResult finish(ExerciseResult x, const ExerciseSpec& spec, bool passed) {
-    const bool checked = passed && sanitize(x);
     // The sanity gate guards performance points: an exercise timed alone has no reference time to check.
-    const bool timed_ok = checked && time(x) && (timed_alone(x) || reference_in_standing(x, spec));
+    const bool timed_ok = passed && time(x) && (timed_alone(x) || reference_in_standing(x, spec));
     const auto median = [](const std::optional<RunnerTiming>& r) { return r ? r->median_ms : 0.0; };
     x.score = score_exercise({spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total,
                               timed_ok, timed_ok ? x.timing->student.median_ms : 0,
@@ -224,7 +227,7 @@ class ExerciseGrader {
       x.message = fmt::format("{}/{} tests passed; timed for the report only (no performance points)", x.tests_passed,
                               x.tests_total);
     }
-    if (checked) measure_concepts(x, spec);
+    if (passed) measure_concepts(x, spec);
     return x;
   }
 
@@ -307,40 +310,93 @@ class ExerciseGrader {
     return true;
   }
 
-  // `grade --sanitize`: each of the manifest's tools around a check of the small shapes at the first check seed; true
-  // when none found anything. A finding is status memory-error or race: the correctness points stay as the check
-  // earned them, and no timed run gives performance points.
-  bool sanitize(ExerciseResult& x) {
-    if (!options_.sanitizer) return true;
-    for (const SanitizerTool tool : manifest_.sanitize) {
-      const auto name = std::string(to_string(tool));
-      tell(fmt::format("lab{} {}: compute-sanitizer {} ({})", lab_.number, x.name, name, options_.impl));
-      auto p = lab_process(sanitizer_command(*options_.sanitizer, tool, binary_, options_.impl, x.name,
-                                             x.seeds.empty() ? 1 : x.seeds.front()),
-                           kSanitizeTimeoutS, work_);
-      p.results_pipe = false;
-      p.kill_grace_s = options_.kill_grace_s;
-      const auto run = run_process(p);
-      x.wall_s += run.wall_s;
-      if (run.survivors > 0) return fail(x, Status::kBadOutput, untrusted(run, "compute-sanitizer " + name));
-      if (!run.started) return fail(x, Status::kCrash, fmt::format("compute-sanitizer could not start: {}", run.error));
-      if (run.timed_out)
-        return fail(x, Status::kTimeout,
-                    fmt::format("compute-sanitizer {} hung on the small shapes: killed after {:g} s", name,
-                                kSanitizeTimeoutS));
-      const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
-      if (report.found()) {
-        const auto first = report.first_finding.empty() ? fmt::format("ERROR SUMMARY: {} errors", report.errors)
-                                                        : report.first_finding;
-        x.sanitized.push_back(fmt::format("{}: {}", name, first));
-        const bool memory = tool == SanitizerTool::kMemcheck || tool == SanitizerTool::kInitcheck;
-        return fail(x, memory ? Status::kMemoryError : Status::kRace,
-                    fmt::format("every test passed, but compute-sanitizer {} found {} error(s) on the small shapes: {}",
-                                name, std::max(report.errors, 1), first));
+  // `grade --sanitize`: each of the manifest's tools around a check of the small shapes at the first check seed, for
+  // every exercise of `xs` whose check passed, all of them at once (exercises x tools processes: none is timed, and
+  // the tools slow each run down 10-100x, so one after another they cost several seconds each). passed[i] becomes
+  // false where a run stopped exercise i (sanitized()). The runs of an exercise are read in the manifest's tool
+  // order, and the first that stops it ends its reading, as if the tools had run one after another.
+  void sanitize(std::vector<ExerciseResult>& xs, std::vector<bool>& passed) {
+    if (!options_.sanitizer || manifest_.sanitize.empty()) return;
+    std::vector<std::pair<std::size_t, SanitizerTool>> plan;  // (exercise, tool) of each run
+    std::vector<ProcessOptions> runs_to_start;
+    std::string names;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      if (!passed[i]) continue;
+      names += (names.empty() ? "" : ", ") + xs[i].name;
+      for (const SanitizerTool tool : manifest_.sanitize) {
+        plan.emplace_back(i, tool);
+        runs_to_start.push_back(sanitizer_process(xs[i], tool));
       }
-      x.sanitized.push_back(report.tool_error.empty() ? name + ": clean"
-                                                      : fmt::format("{}: could not run: {}", name, report.tool_error));
     }
+    if (plan.empty()) return;
+    std::string tools;
+    for (const SanitizerTool tool : manifest_.sanitize)
+      tools += (tools.empty() ? "" : ", ") + std::string(to_string(tool));
+    tell(fmt::format("lab{} {}: compute-sanitizer {} at once ({})", lab_.number, names, tools, options_.impl));
+    auto runs = run_processes(runs_to_start);
+    for (std::size_t k = 0; k < plan.size(); ++k) xs[plan[k].first].wall_s += runs[k].wall_s;
+    for (std::size_t k = 0; k < plan.size(); ++k) {
+      const auto [i, tool] = plan[k];
+      if (!passed[i]) continue;  // an earlier tool stopped this exercise: its later runs are not read
+      if (plan.size() > 1 && crowded_out(runs[k])) {
+        tell(fmt::format("lab{} {}: compute-sanitizer {} again, alone ({})", lab_.number, xs[i].name,
+                         to_string(tool), options_.impl));
+        runs[k] = run_process(runs_to_start[k]);
+        xs[i].wall_s += runs[k].wall_s;
+      }
+      passed[i] = sanitized(xs[i], tool, runs[k]);
+    }
+  }
+
+  // One sanitizer run of exercise `x`: `tool` around `labN check --small` at the first check seed.
+  ProcessOptions sanitizer_process(const ExerciseResult& x, SanitizerTool tool) const {
+    auto p = process(sanitizer_command(*options_.sanitizer, tool, binary_, options_.impl, x.name,
+                                       x.seeds.empty() ? 1 : x.seeds.front()),
+                     kSanitizeTimeoutS);
+    p.results_pipe = false;
+    return p;
+  }
+
+  // Whether a sanitizer run that ran beside others ended in a way another process on the GPU could cause, so that it
+  // is run again alone (as a crowded-out check is, grade_all()): it could not start (fork or exec failing under the
+  // load of many runs), it was killed by a signal, the tool could not attach ("could not run", e.g. its launch
+  // time-out on a busy machine), or the check under the tool ended with a code other than 0 without a finding (a
+  // CUDA error such as out of memory, with every tool's copy of the buffers on one GPU). The last matters most: a
+  // check that stopped before its kernels ran reads as clean, so a crowd could hide a finding. Not run again: a
+  // finding (the student's kernel, whoever ran beside it), a time-out (the GPU is shared in time slices and the
+  // limit is minutes; as for checks) and processes that survived SIGKILL (the student's own doing).
+  static bool crowded_out(const ProcessResult& run) {
+    if (!run.started) return true;
+    if (run.timed_out || run.survivors > 0) return false;
+    const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
+    if (report.found()) return false;
+    return run.signal != 0 || run.exit_code != 0 || !report.tool_error.empty();
+  }
+
+  // What one sanitizer run of `tool` says of exercise `x`: true when it lets the exercise go on (clean, or the tool
+  // could not run), with an entry in x.sanitized; false with x's status and message set when it stops it. A finding
+  // is status memory-error or race: the correctness points stay as the check earned them, and no timed run gives
+  // performance points.
+  bool sanitized(ExerciseResult& x, SanitizerTool tool, const ProcessResult& run) const {
+    const auto name = std::string(to_string(tool));
+    if (run.survivors > 0) return fail(x, Status::kBadOutput, untrusted(run, "compute-sanitizer " + name));
+    if (!run.started) return fail(x, Status::kCrash, fmt::format("compute-sanitizer could not start: {}", run.error));
+    if (run.timed_out)
+      return fail(x, Status::kTimeout,
+                  fmt::format("compute-sanitizer {} hung on the small shapes: killed after {:g} s", name,
+                              kSanitizeTimeoutS));
+    const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
+    if (report.found()) {
+      const auto first = report.first_finding.empty() ? fmt::format("ERROR SUMMARY: {} errors", report.errors)
+                                                      : report.first_finding;
+      x.sanitized.push_back(fmt::format("{}: {}", name, first));
+      const bool memory = tool == SanitizerTool::kMemcheck || tool == SanitizerTool::kInitcheck;
+      return fail(x, memory ? Status::kMemoryError : Status::kRace,
+                  fmt::format("every test passed, but compute-sanitizer {} found {} error(s) on the small shapes: {}",
+                              name, std::max(report.errors, 1), first));
+    }
+    x.sanitized.push_back(report.tool_error.empty() ? name + ": clean"
+                                                    : fmt::format("{}: could not run: {}", name, report.tool_error));
     return true;
   }
 
@@ -484,9 +540,9 @@ class ExerciseGrader {
     tell(fmt::format("lab{} {}: time ({})", lab_.number, x.name, options_.impl));
     std::vector<std::string> argv{binary_, "time", "--impl", options_.impl, "--exercise", x.name, "--results",
                                   kResultsPath, "--seed", std::to_string(plan.seed)};
-    // An exercise worth no performance points is timed for the report only: the student alone, three samples (lab
-    // 04's first stage, half a second a run, took 20 s of every grade at the usual ten, 8 s with its reference and
-    // baseline at three).
+    // An exercise worth no performance points is timed for the report only: the student alone, one sample, no last
+    // check (lab 04's first stage, half a second a run, took 20 s of every grade at the usual ten samples, 8 s with
+    // its reference and baseline at three).
     if (plan.student_only) argv.insert(argv.end(), {"--max-seconds", "0", "--student-only"});
     const auto run = launch(argv, time_timeout_s_);
     x.wall_s += run.wall_s;

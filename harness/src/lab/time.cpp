@@ -219,9 +219,12 @@ int time(const TimeRequest& request) {
                           role == "baseline" ? kBaselineSamples : 0, true});
   auto ceiling = spec->ceiling ? spec->ceiling(shape) : copy_ceiling(work.bytes);
   contenders.push_back({"ceiling", stream_sample([&](cudaStream_t s) { ceiling->run(s); }, stream.get(), flusher)});
+  // Peers are reported, never graded: three samples (a median), like the baseline, and their noise (lab 07's copies
+  // alone) no longer holds up the rounds of the runners that are graded.
   for (const Peer& peer : spec->peers)
-    contenders.push_back(
-        {peer.name, stream_sample([&](cudaStream_t s) { peer.run(*problem, s); }, stream.get(), flusher)});
+    contenders.push_back({peer.name,
+                          stream_sample([&](cudaStream_t s) { peer.run(*problem, s); }, stream.get(), flusher),
+                          kBaselineSamples});
   const auto new_inputs = [&] {
     problem->refresh_inputs(salts());
     ran.clear();
