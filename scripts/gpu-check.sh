@@ -12,7 +12,8 @@
 # graded twice in a row), `counters` (shared-memory bank conflicts of lab 6's stubs and references, read by ncu, and
 # `grade --concepts` on labs 1, 2, 3 and 6: docs/concepts.md), `exploits` (every file of tests/exploits graded as a
 # student of its own by `grade batch`: refusals and grades in exploits.json, each against its first line's verdict in
-# exploits-verdicts.txt), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own, built with
+# exploits-verdicts.txt), `class` (CLASS_STUDENTS students, default 3, each
+# handing in every lab's reference, graded by `grade batch`: class-rate.txt), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own, built with
 # nvcc and run: NAME.json), or `all` (default). Every phase after `tests` uses the build directory that `tests` left,
 # or makes one.
 # The phases exist because one command on the lent GPU machine may run 10 minutes at most, and the machine stays
@@ -222,6 +223,27 @@ for file in "${files[@]}"; do
 done | tee "$out/exploits-verdicts.txt"  # a pipeline's loop runs in a subshell: its verdicts are read back below
 grep -q '^MISMATCH' "$out/exploits-verdicts.txt" && status=1
 grep -c '^ok' "$out/exploits-verdicts.txt" | sed 's/$/ exploit files as expected/'
+fi
+
+if runs class; then
+step "a class: CLASS_STUDENTS students (default 3), each handing in every lab's reference, graded by grade batch"
+sub=/tmp/course-class
+n=${CLASS_STUDENTS:-3}
+rm -rf "$sub" && mkdir -p "$sub/submissions" && chmod 755 "$sub"  # runners built there run as nobody under root
+for i in $(seq 1 "$n"); do
+  for lab in "$root"/solutions/[0-9][0-9]_*; do
+    name=$(basename "$lab")
+    builds "$name" || continue
+    mkdir -p "$sub/submissions/student$i/$name" && cp "$lab/solution.cu" "$sub/submissions/student$i/$name/student.cu"
+  done
+done
+start=$(date +%s.%N)
+(cd "$build" && ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit") \
+  >"$out/class.txt" 2>&1 || status=1
+end=$(date +%s.%N)
+cp "$sub/results/class.json" "$out/class.json" 2>/dev/null
+awk -v n="$n" -v s="$start" -v e="$end" 'BEGIN { w = e - s; printf "%d students, every lab, graded in %.1f s: %.1f s a student, 100 students in %.2f h at that rate (goal: under 2 h on one H200)\n", n, w, w / n, 100 * w / n / 3600 }' |
+  tee "$out/class-rate.txt"
 fi
 
 if runs experiments; then
