@@ -298,7 +298,7 @@ class Checker {
 
 }  // namespace
 
-std::optional<double> resolve(const json& doc, const std::string& path, std::string& error) {
+const json* locate(const json& doc, const std::string& path, std::string& error) {
   // .key | [key=value] | [N] | ["key"] (a key that is no identifier, such as "cub::DeviceReduce::Sum")
   static const std::regex step(R"re(\.?([A-Za-z_][A-Za-z0-9_]*)|\[([^\]="]+)=([^\]]*)\]|\[(\d+)\]|\["([^"]+)"\])re");
   const json* at = &doc;
@@ -311,14 +311,14 @@ std::optional<double> resolve(const json& doc, const std::string& path, std::str
       const std::string key = m[1].matched ? m[1].str() : m[5].str();
       if (!at->is_object() || !at->contains(key)) {
         error = path + ": no key '" + key + "'";
-        return std::nullopt;
+        return nullptr;
       }
       at = &at->at(key);
     } else if (m[4].matched) {
       const auto index = std::stoul(m[4].str());
       if (!at->is_array() || index >= at->size()) {
         error = path + ": no element [" + m[4].str() + "]";
-        return std::nullopt;
+        return nullptr;
       }
       at = &at->at(index);
     } else {
@@ -333,15 +333,21 @@ std::optional<double> resolve(const json& doc, const std::string& path, std::str
       if (matches != 1) {
         error = path + ": " + std::to_string(matches) + " elements with " + m[2].str() + "=" + m[3].str() +
                 (matches > 1 ? " (add an index)" : "");
-        return std::nullopt;
+        return nullptr;
       }
       at = found;
     }
   }
   if (pos != path.size() || path.empty()) {
     error = "cannot read the path '" + path + "' at character " + std::to_string(pos);
-    return std::nullopt;
+    return nullptr;
   }
+  return at;
+}
+
+std::optional<double> resolve(const json& doc, const std::string& path, std::string& error) {
+  const json* at = locate(doc, path, error);
+  if (!at) return std::nullopt;
   if (!at->is_number()) {
     error = path + ": not a number";
     return std::nullopt;
@@ -363,6 +369,135 @@ bool printed_matches(const std::string& printed, double value) {
 
 std::vector<Finding> check_sheet(const std::string& text, const Context& context) {
   return Checker(context).run(text);
+}
+
+namespace {
+
+// The cells of a table row, trimmed: "| a | b |" is {"a", "b"}.
+std::vector<std::string> cells_of(const std::string& row) {
+  std::vector<std::string> cells;
+  std::string inner = row.substr(row.find('|') + 1);
+  if (const auto last = inner.find_last_not_of(" \t"); last != std::string::npos && inner[last] == '|')
+    inner.erase(last);
+  std::stringstream in(inner);
+  for (std::string cell; std::getline(in, cell, '|');) {
+    const auto first = cell.find_first_not_of(" \t"), last = cell.find_last_not_of(" \t");
+    cells.push_back(first == std::string::npos ? "" : cell.substr(first, last - first + 1));
+  }
+  return cells;
+}
+
+// The words of a cell, its markers left out: "-" has none, a sentence has several.
+int words_in(const std::string& cell) {
+  static const std::regex comment(R"(<!--[\s\S]*?-->)"), word(R"([A-Za-z][A-Za-z'-]*)");
+  const std::string text = std::regex_replace(cell, comment, " ");
+  return static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), word), std::sregex_iterator()));
+}
+
+}  // namespace
+
+std::vector<Finding> check_reference_table(const std::string& text, const std::vector<std::string>& exercises,
+                                           const Context& context) {
+  std::vector<Finding> findings;
+  const auto find = [&](std::size_t index, std::string what) {
+    findings.push_back({static_cast<int>(index) + 1, std::move(what)});
+  };
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const auto heading_at = [&](const std::string& heading, std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i)
+      if (lines[i] == heading) return i;
+    return to;
+  };
+
+  // The subsection, inside "## The ceiling" (up to the next "## " heading).
+  const std::size_t section = heading_at("## The ceiling", 0, lines.size());
+  if (section == lines.size()) {
+    find(0, "no '## The ceiling' section");
+    return findings;
+  }
+  std::size_t section_end = section + 1;
+  while (section_end < lines.size() && lines[section_end].rfind("## ", 0) != 0) ++section_end;
+  const std::size_t heading = heading_at("### How close the references come", section + 1, section_end);
+  if (heading == section_end) {
+    find(section, "'## The ceiling' has no '### How close the references come' subsection");
+    return findings;
+  }
+  std::size_t first = heading + 1;
+  while (first < section_end && lines[first].rfind("|", 0) != 0 && lines[first].rfind("#", 0) != 0) ++first;
+  if (first == section_end || lines[first].rfind("|", 0) != 0) {
+    find(heading, "'### How close the references come' holds no table");
+    return findings;
+  }
+  const std::vector<std::string> header = {"exercise", "ceiling", "reference", "why it stops there"};
+  if (cells_of(lines[first]) != header)
+    find(first, "the table's columns must be: exercise | ceiling | reference | why it stops there");
+
+  // One row per exercise of the manifest, in its order.
+  std::vector<std::size_t> rows;
+  for (std::size_t i = first + 2; i < section_end && lines[i].rfind("|", 0) == 0; ++i) rows.push_back(i);
+  if (rows.size() != exercises.size())
+    find(first, std::to_string(rows.size()) + " rows for the manifest's " + std::to_string(exercises.size()) +
+                    " exercises");
+  std::map<std::string, json> docs;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const std::size_t at = rows[r];
+    const auto cells = cells_of(lines[at]);
+    if (cells.size() != header.size()) {
+      find(at, "a row of " + std::to_string(cells.size()) + " cells, not 4");
+      continue;
+    }
+    const std::string& name = cells[0];
+    if (r >= exercises.size() || name != exercises[r]) {
+      find(at, "row " + std::to_string(r + 1) + " is '" + name + "', the manifest's exercise " +
+                   std::to_string(r + 1) + " is '" + (r < exercises.size() ? exercises[r] : "none") + "'");
+      continue;
+    }
+    if (words_in(cells[1]) == 0) find(at, name + ": the ceiling cell does not say what the ceiling is");
+
+    // The reference cell: this exercise's percent_of_ceiling, marked (check_sheet() compares the printed number).
+    static const std::regex marker(
+        R"(^<!--\s*measured:\s*(\S+)\s+(\S+)\.percent_of_ceiling\s*-->\s?(\d[\d,]*(?:\.\d+)?)\s?%$)");
+    std::smatch m;
+    if (!std::regex_match(cells[2], m, marker)) {
+      find(at, name + ": the reference cell must be a marked percent_of_ceiling and nothing else "
+                      "(<!-- measured: FILE PATH.percent_of_ceiling -->N%)");
+      continue;
+    }
+    const std::string file = m[1], record = m[2];
+    if (record.find("exercises[name=" + name + "]") == std::string::npos) {
+      find(at, name + ": the reference cell's marker is not this exercise's (" + record + ")");
+      continue;
+    }
+    const fs::path path = context.repo_root / "results" / file;
+    if (file.find("..") != std::string::npos || !fs::is_regular_file(path)) {
+      find(at, name + ": results/" + file + " is not in the repository");
+      continue;
+    }
+    auto [doc, fresh] = docs.try_emplace(file);
+    if (fresh) doc->second = json::parse(slurp(path), nullptr, false);
+    std::string error;
+    const json* entry = doc->second.is_discarded() ? nullptr : locate(doc->second, record, error);
+    const auto percent = entry ? resolve(*entry, "percent_of_ceiling", error) : std::nullopt;
+    if (!percent || !entry->contains("unit") || !entry->at("unit").is_string()) {
+      find(at, name + ": results/" + file + " " + record + ": " + (error.empty() ? "no unit" : error));
+      continue;
+    }
+
+    // The bound from the results record (see the header): GB/s is Bound::memory.
+    const bool memory = entry->at("unit").get<std::string>() == "GB/s";
+    const double below = memory ? kExplainBelowMemory : kExplainBelowCompute;
+    if (*percent < below && words_in(cells[3]) < 8) {
+      std::ostringstream v;
+      v.precision(3);
+      v << *percent;
+      find(at, name + ": the reference reaches " + v.str() + "% of its ceiling, below the " +
+                   (memory ? "memory" : "compute") + "-bound threshold of " + std::to_string(int(below)) +
+                   "%: say why it stops there (a sentence of 8 words or more, napkin math marked)");
+    }
+  }
+  return findings;
 }
 
 }  // namespace sheets

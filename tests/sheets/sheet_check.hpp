@@ -39,10 +39,32 @@ struct Context {
 /// The value at `path` in `doc`, or an error message (in `error`) when the path points at nothing or is ambiguous.
 std::optional<double> resolve(const nlohmann::json& doc, const std::string& path, std::string& error);
 
+/// What `path` points at in `doc`, of any type (resolve() is this and a number check), or nullptr and `error`.
+const nlohmann::json* locate(const nlohmann::json& doc, const std::string& path, std::string& error);
+
 /// Whether `printed` (digits, optional thousands commas, optional decimals) is `value` rounded to the printed digits.
 bool printed_matches(const std::string& printed, double value);
 
 /// Every finding in the sheet's text.
 std::vector<Finding> check_sheet(const std::string& text, const Context& context);
+
+/// Below these shares of its ceiling (in percent) a reference must say in its sheet what stops it: a memory-bound
+/// exercise's ceiling is a copy of its bytes, which a good kernel comes close to; a compute-bound one's is a library
+/// or a loop of the same instructions with nothing around it.
+inline constexpr double kExplainBelowMemory = 95, kExplainBelowCompute = 80;
+
+/// Every finding in the table `### How close the references come` that must end the sheet's `## The ceiling`:
+///
+///   | exercise | ceiling | reference | why it stops there |
+///   | --- | --- | --- | --- |
+///   | scale | a copy | <!-- measured: FILE runs[...].exercises[name=scale].percent_of_ceiling -->92.0% | ... |
+///
+/// One row per exercise of the manifest (`exercises`), in its order; each reference cell marked with the exercise's
+/// own percent_of_ceiling in a results file; and where that value is below the threshold of the exercise's bound,
+/// a why cell of a sentence (8 words or more). The bound is read from the same results record: the harness writes
+/// its unit, "GB/s", for Bound::memory exercises only (harness/src/lab/time.cpp), so it cannot disagree with the
+/// ExerciseSpec the way a word typed into the sheet could.
+std::vector<Finding> check_reference_table(const std::string& text, const std::vector<std::string>& exercises,
+                                           const Context& context);
 
 }  // namespace sheets

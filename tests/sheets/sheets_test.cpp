@@ -112,6 +112,14 @@ TEST_CASE("a marked number is checked against the results file it names", "[shee
       CHECK(sheets::check_sheet(bad + "\n", in_lab1()).size() == 1);
     }
   }
+  SECTION("a results file in a folder of results/ is named by its path under results/") {
+    const std::string marker = "<!-- measured: 2026-11-23-h200-99f734a/h200.json "
+                               "runs[impl=reference].labs[lab=1].exercises[name=scale].percent_of_ceiling -->";
+    CHECK(all(sheets::check_sheet(marker + "92.0% of the copy.\n", in_lab1())) == "");
+    const auto f = sheets::check_sheet(marker + "91.6% of the copy.\n", in_lab1());
+    REQUIRE(f.size() == 1);
+    CHECK_THAT(f[0].what, ContainsSubstring("results/2026-11-23-h200-99f734a/h200.json holds 91.97"));
+  }
   SECTION("a text file in results/ must print the number as the sheet does") {
     CHECK(all(sheets::check_sheet("<!-- measured: h200-lab06-bank-conflicts.txt -->65,951,034 conflicts\n",
                                   in_lab1())) == "");
@@ -178,6 +186,110 @@ TEST_CASE("every exercise sheet's measured numbers agree with results/ and every
     CHECK(findings.empty());
     // Every sheet tells the reader how to redo its napkin math for their own GPU.
     CHECK(sheet.text.find("**Redo the math for your GPU.** `./grade --device`") != std::string::npos);
+  }
+  CHECK(sheets.size() >= 7);
+}
+
+namespace {
+
+// A made-up sheet whose ceiling section ends with the references' table, rows as given.
+std::string with_table(const std::string& rows) {
+  return "# Lab\n\n## The ceiling\nThe copy.\n\n### How close the references come\nOn the H200.\n\n"
+         "| exercise | ceiling | reference | why it stops there |\n| --- | --- | --- | --- |\n" +
+         rows + "\n## How it is graded\nPoints.\n";
+}
+
+// The marker of a value of the 99f734a run's reference: `<!-- measured: ... .field -->`.
+std::string marked(int lab, const std::string& name, const std::string& field) {
+  return "<!-- measured: 2026-11-23-h200-99f734a/h200.json runs[impl=reference].labs[lab=" + std::to_string(lab) +
+         "].exercises[name=" + name + "]." + field + " -->";
+}
+
+// A table row for an exercise of the 99f734a run, its reference cell marked.
+std::string row(int lab, const std::string& name, const std::string& printed, const std::string& why) {
+  return "| " + name + " | the ceiling | " + marked(lab, name, "percent_of_ceiling") + printed + "% | " + why + " |\n";
+}
+
+const std::string kWhy = "one element per thread keeps too few bytes in flight, by Little's law";
+
+}  // namespace
+
+TEST_CASE("a reference below its threshold without a reason in the ceiling table is a finding", "[sheets]") {
+  const std::vector<std::string> lab2 = {"branches", "block_sums"};
+  SECTION("one explained row per exercise, in the manifest's order, passes") {
+    const std::string sheet = with_table(row(2, "branches", "97.6", "-") + row(2, "block_sums", "22.3", kWhy));
+    CHECK(all(sheets::check_reference_table(sheet, lab2, in_lab1())) == "");
+    CHECK(all(sheets::check_sheet(sheet, in_lab1())) == "");
+  }
+  SECTION("a reference below the threshold with no sentence fails, at its row") {
+    for (const std::string& why : {std::string("-"), std::string(""), std::string("latency-bound, see above")}) {
+      CAPTURE(why);
+      const auto f = sheets::check_reference_table(
+          with_table(row(2, "branches", "97.6", "-") + row(2, "block_sums", "22.3", why)), lab2, in_lab1());
+      REQUIRE(f.size() == 1);
+      CHECK(f[0].line == 12);  // the block_sums row
+      CHECK_THAT(f[0].what, ContainsSubstring("block_sums: the reference reaches 22.3% of its ceiling"));
+    }
+  }
+  SECTION("the threshold is 95 for a memory-bound exercise, 80 for a compute-bound one, read from results/") {
+    // warp_sum (GFLOP/s) at 84.4% needs no reason; scale (GB/s) at 92.0% does.
+    CHECK(sheets::check_reference_table(with_table(row(3, "warp_sum", "84.4", "-")), {"warp_sum"}, in_lab1()).empty());
+    const auto f = sheets::check_reference_table(with_table(row(1, "scale", "92.0", "-")), {"scale"}, in_lab1());
+    REQUIRE(f.size() == 1);
+    CHECK_THAT(f[0].what, ContainsSubstring("memory-bound threshold of 95%"));
+    CHECK(sheets::check_reference_table(with_table(row(1, "scale", "92.0", kWhy)), {"scale"}, in_lab1()).empty());
+  }
+  SECTION("a missing, extra or misplaced row fails") {
+    CHECK_FALSE(sheets::check_reference_table(with_table(row(2, "branches", "97.6", "-")), lab2, in_lab1()).empty());
+    CHECK_FALSE(sheets::check_reference_table(
+                    with_table(row(2, "block_sums", "22.3", kWhy) + row(2, "branches", "97.6", "-")), lab2, in_lab1())
+                    .empty());
+    CHECK_FALSE(sheets::check_reference_table(with_table(row(2, "branches", "97.6", "-") +
+                                                         row(2, "block_sums", "22.3", kWhy) +
+                                                         row(2, "regroup", "70.3", kWhy)),
+                                              lab2, in_lab1())
+                    .empty());
+  }
+  SECTION("a reference cell without its exercise's marked percent_of_ceiling fails") {
+    for (const std::string& bad : std::vector<std::string>{
+             "| block_sums | the copy | 22.3% | " + kWhy + " |\n",
+             "| block_sums | the copy | " + marked(2, "branches", "percent_of_ceiling") + "97.6% | - |\n",
+             "| block_sums | the copy | " + marked(2, "block_sums", "rate") + "925.5% | - |\n",
+             "| block_sums | the copy | <!-- measured: h300.json runs[impl=reference].labs[lab=2]"
+             ".exercises[name=block_sums].percent_of_ceiling -->22.3% | - |\n"}) {
+      CAPTURE(bad);
+      const auto f = sheets::check_reference_table(with_table(bad), {"block_sums"}, in_lab1());
+      REQUIRE(f.size() == 1);
+      CHECK_THAT(f[0].what, ContainsSubstring("block_sums: "));
+    }
+  }
+  SECTION("a table missing, outside '## The ceiling', or with other columns fails") {
+    const std::string table = "| exercise | ceiling | reference | why it stops there |\n| --- | --- | --- | --- |\n" +
+                              row(2, "branches", "97.6", "-") + row(2, "block_sums", "22.3", kWhy);
+    const std::string other_columns = "| exercise | reference | ceiling | why |" + table.substr(table.find('\n'));
+    for (const std::string& bad : std::vector<std::string>{
+             "## The ceiling\nThe copy.\n",
+             "## The ceiling\nThe copy.\n\n## Notes\n### How close the references come\n\n" + table,
+             "## The ceiling\n### How close the references come\n\n" + other_columns}) {
+      CAPTURE(bad);
+      CHECK(sheets::check_reference_table(bad, lab2, in_lab1()).size() == 1);
+    }
+  }
+}
+
+TEST_CASE("every exercise sheet's ceiling section has a row per exercise and explains every reference below its "
+          "threshold",
+          "[sheets]") {
+  const auto sheets = all_sheets();
+  for (const auto& sheet : sheets) {
+    CAPTURE(sheet.path.string());
+    std::ifstream in(sheet.lab_dir / "manifest.json");
+    const auto manifest = nlohmann::json::parse(in);
+    std::vector<std::string> exercises;
+    for (const auto& e : manifest.at("exercises")) exercises.push_back(e.at("name").get<std::string>());
+    const auto findings = sheets::check_reference_table(sheet.text, exercises, {kRepo, sheet.lab_dir});
+    INFO(all(findings));
+    CHECK(findings.empty());
   }
   CHECK(sheets.size() >= 7);
 }
