@@ -63,6 +63,7 @@ Examples:
   grade lab1 --repeat 3               grade three times and print the largest score difference
   grade lab1 --seeds 101,202,303      chosen seeds for the correctness tests (default: fresh random ones)
   grade lab6 --sanitize               also run compute-sanitizer (the manifest's tools) on small shapes
+  grade all --self-check --no-sanitize   the self-check without compute-sanitizer (on by default there)
   grade lab1 --concepts               also measure the lab's idea: ncu counters, SASS instructions (docs/concepts.md)
   grade --list                        which labs exist and which are built
   grade batch SUBMISSIONS_DIR --labs lab1   grade a class, one folder per student (docs/batch.md; grade batch --help)
@@ -82,7 +83,7 @@ struct Cli {
   std::string impl = "student";
   bool self_check = false;
   bool list = false;
-  bool sanitize = false;
+  bool sanitize = false, no_sanitize = false;
   std::string sanitizer;  // --sanitizer PATH; empty: looked for (find_compute_sanitizer)
   bool device = false;
   bool concepts = false;  // --concepts: the manifests' concept checks (docs/concepts.md)
@@ -131,13 +132,18 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_option("--output", cli.output, "JSON results file (default: ./grade-results.json)");
   app.add_option("--commit", cli.commit, "commit recorded in the results (default: git rev-parse HEAD, or unknown)");
   app.add_flag("--list", cli.list, "list the labs found and whether each is built, then exit");
-  app.add_flag("--sanitize", cli.sanitize,
-               "after each passing check, run it on small shapes under compute-sanitizer with the tools the lab's "
-               "manifest names; a finding is status memory-error or race, with no performance points "
-               "(docs/sanitizer.md)");
+  auto* sanitize = app.add_flag("--sanitize", cli.sanitize,
+                                "after the checks, run each passing one on small shapes under compute-sanitizer with "
+                                "the tools the lab's manifest names, all of a lab's runs at once; a finding is status "
+                                "memory-error or race, with no performance points (default: on with --self-check "
+                                "where compute-sanitizer is installed, else off; docs/sanitizer.md)");
+  auto* no_sanitize = app.add_flag("--no-sanitize", cli.no_sanitize,
+                                   "no compute-sanitizer runs, not even with --self-check");
+  no_sanitize->excludes(sanitize);
   app.add_option("--sanitizer", cli.sanitizer,
                  "compute-sanitizer to use with --sanitize (default: from PATH, $CUDA_HOME/bin or "
-                 "/usr/local/cuda/bin)");
+                 "/usr/local/cuda/bin)")
+      ->excludes(no_sanitize);
   app.add_flag("--concepts", cli.concepts,
                "after each passing check, run the manifest's concept checks: hardware counters through Nsight Compute "
                "(ncu), instructions in the SASS (cuobjdump), figures of the timed run; informative unless the "
@@ -315,7 +321,10 @@ int run(int argc, char** argv) {
   options.check_timeout_s = report.check_timeout_s = cli.check_timeout_s;
   options.time_timeout_s = report.time_timeout_s = cli.time_timeout_s;
   options.progress = [](const std::string& what) { fmt::print(stderr, "  {} ...\n", what); };
-  if (cli.sanitize || !cli.sanitizer.empty()) options.sanitizer = locate_sanitizer(cli.sanitizer, "grade");
+  // The self-check sanitizes by default (the course's own kernels must come out clean); a student's own run does
+  // not unless asked: the sanitizer runs cost more than the grade itself on a small lab (docs/sanitizer.md).
+  if (!cli.no_sanitize && (cli.sanitize || cli.self_check || !cli.sanitizer.empty()))
+    options.sanitizer = locate_sanitizer(cli.sanitizer, "grade");
   if (cli.concepts || !cli.ncu.empty() || !cli.cuobjdump.empty())
     options.concepts = locate_concept_tools(cli, usable, manifests);
   options.warn = [](const std::string& what) { fmt::print(stderr, "grade: {}\n", what); };

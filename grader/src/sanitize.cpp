@@ -73,7 +73,7 @@ std::optional<std::filesystem::path> locate_sanitizer(const std::string& given, 
     found = find_compute_sanitizer(path ? path : "", cuda_home ? cuda_home : "");
   }
   if (!found)
-    fmt::print(stderr, "{}: --sanitize: compute-sanitizer is not installed ({}); grading without it\n", who,
+    fmt::print(stderr, "{}: compute-sanitizer is not installed ({}); grading without it\n", who,
                given.empty() ? "not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin" : "no file " + given);
   return found;
 }

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <map>
 #include <optional>
@@ -56,11 +57,14 @@ struct FakeClass {
 
   void student(const std::string& path, const std::string& text) { write_text(submissions / path, text + "\n"); }
 
+  // `grade batch` with this class's folders, `extra`, and --no-sanitize unless `extra` names a sanitizer option (a
+  // batch sanitizes by default, and the GPU machine, where these tests run too, has a compute-sanitizer).
   std::vector<std::string> args(std::vector<std::string> extra = {}, std::optional<fs::path> into = {}) const {
     std::vector<std::string> a = {GRADE_EXE, "batch", submissions.string(), "--labs-dir", FAKE_LABS_DIR,
                                   "--recipes", recipes.string(), "--results", into.value_or(results).string(),
                                   "--check-timeout",
                                   "2", "--time-timeout", "5", "--commit", "abc1234"};
+    if (!names_sanitizer(extra)) a.push_back("--no-sanitize");
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
@@ -251,13 +255,52 @@ TEST_CASE("grade batch --sanitize runs compute-sanitizer on each student's build
   CHECK_THAT(read_text(log), ContainsSubstring("/work/alice/"));
   CHECK_THAT(read_text(log), ContainsSubstring("check --impl student --exercise copy"));
 
-  // Without --sanitize nothing runs under the tool.
+  // With --no-sanitize (args() adds it where no sanitizer option is named) nothing runs under the tool.
   FakeClass plain;
   plain.student("bob/lab1.cu", "FAKE_LAB_MODE=good");
   fs::remove(log);
   REQUIRE(run(plain.args(), plain.env()).exit_code == 0);
   CHECK_FALSE(fs::exists(log));
   CHECK(plain.student_file("bob").at("runs").at(0).at("labs").at(0).at("exercises").at(0).at("status") == "ok");
+}
+
+TEST_CASE("grade batch sanitizes by default where compute-sanitizer is installed and runners run as nobody, and "
+          "--no-sanitize turns it off",
+          "[batch][slow]") {
+  FakeClass c;
+  c.student("alice/lab1.cu", "FAKE_LAB_MODE=good");
+  // A clean stand-in compute-sanitizer, first on PATH, that logs its command line.
+  const auto tool = c.dir.path / "tools" / "compute-sanitizer";
+  const auto log = c.dir.path / "sanitizer.log";
+  write_text(tool, "#!/bin/sh\necho \"$@\" >> '" + log.string() + "'\necho '========= ERROR SUMMARY: 0 errors'\n");
+  fs::permissions(tool, fs::perms::owner_all);
+  const char* path = std::getenv("PATH");
+  auto env = c.env();
+  env.emplace_back("PATH", tool.parent_path().string() + ":" + (path ? path : "/usr/bin:/bin"));
+  auto argv = c.args();
+  argv.erase(std::find(argv.begin(), argv.end(), "--no-sanitize"));  // as an instructor types it
+  const auto copy = [&] { return c.student_file("alice").at("runs").at(0).at("labs").at(0).at("exercises").at(0); };
+
+  auto r = run(argv, env);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(copy().at("status") == "ok");
+  if (::geteuid() == 0) {  // the runners drop to nobody: the default is on
+    CHECK(copy().at("sanitized") == json::array({"memcheck: clean", "racecheck: clean"}));
+    CHECK_THAT(read_text(log), ContainsSubstring("check --impl student --exercise copy"));
+  } else {  // the student's code would run as this user, outside the runners' sandbox: off, and said
+    CHECK_FALSE(fs::exists(log));
+    CHECK_THAT(r.err, ContainsSubstring("compute-sanitizer is off: not graded as root"));
+  }
+
+  fs::remove(log);
+  fs::remove_all(c.results);
+  argv.push_back("--no-sanitize");
+  r = run(argv, env);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_FALSE(fs::exists(log));
+  CHECK(copy().at("sanitized").empty());
 }
 
 TEST_CASE("a batch killed with kill -9 and started again loses nothing and grades nobody twice", "[batch][slow]") {

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -264,4 +266,208 @@ TEST_CASE("without compute-sanitizer, --sanitize says so once and grades without
   CHECK(err.find("compute-sanitizer is not installed", first + 1) == std::string::npos);
   CHECK(exercise(run.results, "copy").at("status") == "ok");
   CHECK(exercise(run.results, "copy").at("sanitized").empty());
+}
+
+namespace {
+
+// A stand-in compute-sanitizer that tells whether the runs of a lab went at once: each run logs "sanitizer start TOOL
+// EX" to FAKE_LAB_CALL_LOG (the fake lab's call log, so timed runs land in the same file, in order), enters
+// FAKE_LAB_CROWD_DIR (a file named by its pid) and waits up to 3 s for `runs` runs to be there at once; then, after
+// staying 1 s so that the others see it too, it leaves and logs "sanitizer end TOOL EX met" (or "alone"). What it
+// reports is `reports`' entry for "TOOL EX" (exit 86), else a clean summary; `crowded_report` is reported instead of
+// that when the run met the others, with exit 110 (the check under the tool ran out of GPU memory).
+std::filesystem::path crowd_sanitizer(const TempDir& dir, int runs,
+                                      const std::vector<std::pair<std::string, std::string>>& reports,
+                                      const std::pair<std::string, std::string>& crowded_report = {}) {
+  const auto script = dir.path / "bin" / "compute-sanitizer";
+  std::filesystem::create_directories(script.parent_path());
+  std::ofstream out(script);
+  out << "#!/bin/sh\ntool=$2; ex=; prev=\n"
+      << "for a in \"$@\"; do [ \"$prev\" = --exercise ] && ex=$a; prev=$a; done\n"
+      << "echo \"sanitizer start $tool $ex\" >> \"$FAKE_LAB_CALL_LOG\"\n"
+      << "mine=\"$FAKE_LAB_CROWD_DIR/$$\"; touch \"$mine\"; n=0; company=alone\n"
+      << "while [ $n -lt 60 ]; do\n"
+      << "  if [ \"$(ls \"$FAKE_LAB_CROWD_DIR\" | wc -l)\" -ge " << runs << " ]; then company=met; sleep 1; break; fi\n"
+      << "  sleep 0.05; n=$((n + 1))\ndone\n"
+      << "rm -f \"$mine\"\necho \"sanitizer end $tool $ex $company\" >> \"$FAKE_LAB_CALL_LOG\"\n"
+      << "echo '========= COMPUTE-SANITIZER'\n";
+  if (!crowded_report.first.empty())
+    out << "if [ \"$tool $ex $company\" = '" << crowded_report.first << " met' ]; then printf '%s\\n' '"
+        << crowded_report.second << "'; exit 110; fi\n";
+  for (const auto& [run, report] : reports)
+    out << "if [ \"$tool $ex\" = '" << run << "' ]; then printf '%s\\n' '" << report << "'; exit 86; fi\n";
+  out << "echo '========= ERROR SUMMARY: 0 errors'\n";
+  out.close();
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  return script;
+}
+
+// The lines of a call log, each without the fake lab's path in front of its check and time lines.
+std::vector<std::string> log_lines(const std::filesystem::path& log) {
+  std::vector<std::string> lines;
+  std::istringstream text(read_text(log));
+  for (std::string line; std::getline(text, line);)
+    lines.push_back(line.starts_with("sanitizer ") ? line : line.substr(line.find(' ') + 1));
+  return lines;
+}
+
+std::ptrdiff_t count_prefix(const std::vector<std::string>& lines, const std::string& head) {
+  return std::count_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.starts_with(head); });
+}
+
+// A crowd folder and the environment that points the stand-in and the fake lab at it and at `log`.
+Env crowd_env(const TempDir& dir, const std::filesystem::path& log) {
+  const auto crowd = dir.path / "crowd";
+  std::filesystem::create_directories(crowd);
+  return {{"FAKE_LAB_CALL_LOG", log.string()}, {"FAKE_LAB_CROWD_DIR", crowd.string()}};
+}
+
+}  // namespace
+
+TEST_CASE("the sanitizer runs of a lab go at once, after every check and before the first timed run",
+          "[grader][sanitize][e2e]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  const auto tool = crowd_sanitizer(dir, 4, {});  // 2 exercises x 2 tools
+  const auto run = run_grade(dir, {"lab1", "--sanitizer", tool.string()}, crowd_env(dir, log));
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.results.is_object());
+  for (const char* name : {"copy", "gemm"}) {
+    CAPTURE(name);
+    CHECK(exercise(run.results, name).at("status") == "ok");
+    CHECK(exercise(run.results, name).at("sanitized") ==
+          nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
+  }
+  const auto lines = log_lines(log);
+  CAPTURE(lines);
+  CHECK(count_prefix(lines, "sanitizer start ") == 4);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck copy met") == 1);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end racecheck copy met") == 1);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck gemm met") == 1);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end racecheck gemm met") == 1);
+  // Checks, then every sanitizer run, then the timed runs: none of these overlap.
+  const auto at = [&](const std::string& head, bool last) {
+    const auto match = [&](const std::string& l) { return l.starts_with(head); };
+    return last ? lines.rend() - std::find_if(lines.rbegin(), lines.rend(), match) - 1
+                : std::find_if(lines.begin(), lines.end(), match) - lines.begin();
+  };
+  CHECK(count_prefix(lines, "time ") == 2);
+  CHECK(at("check ", true) < at("sanitizer start ", false));
+  CHECK(at("sanitizer end ", true) < at("time ", false));
+}
+
+TEST_CASE("findings among sanitizer runs at once stop their exercises as one run after another would",
+          "[grader][sanitize][e2e]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  const auto tool = crowd_sanitizer(
+      dir, 4,
+      {{"memcheck gemm", "========= Invalid __shared__ write of size 4 bytes\n========= ERROR SUMMARY: 1 error"},
+       {"racecheck copy", "========= Error: Race reported between Write access at k+0x10 in a.cu:3\n"
+                          "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"}});
+  const auto run = run_grade(dir, {"lab1", "--sanitizer", tool.string()}, crowd_env(dir, log));
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.results.is_object());
+  const auto& copy = exercise(run.results, "copy");
+  const auto& gemm = exercise(run.results, "gemm");
+  CHECK(copy.at("status") == "race");
+  CHECK(gemm.at("status") == "memory-error");
+  CHECK_THAT(gemm.at("message").get<std::string>(), ContainsSubstring("Invalid __shared__ write of size 4 bytes"));
+  // The tools in the manifest's order, up to the first finding: gemm's racecheck ran beside the others, unread.
+  CHECK(copy.at("sanitized") ==
+        nlohmann::json::array({"memcheck: clean", "racecheck: Error: Race reported between Write access at k+0x10 in "
+                                                  "a.cu:3"}));
+  CHECK(gemm.at("sanitized") == nlohmann::json::array({"memcheck: Invalid __shared__ write of size 4 bytes"}));
+  for (const auto* x : {&copy, &gemm}) {
+    CHECK(x->at("performance_points") == 0);
+    CHECK(x->at("timed_seed").is_null());
+  }
+  CHECK(copy.at("correctness_points") == 4);
+  CHECK(gemm.at("correctness_points") == 5);
+  const auto lines = log_lines(log);
+  CAPTURE(lines);
+  CHECK(count_prefix(lines, "sanitizer end ") == 4);
+  CHECK(std::count_if(lines.begin(), lines.end(), [](auto& l) { return l.ends_with(" met"); }) == 4);
+  CHECK(count_prefix(lines, "time ") == 0);  // a finding is not run again, and nothing is timed
+}
+
+TEST_CASE("a sanitizer run crowded out by the others runs again alone", "[grader][sanitize][e2e]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  // copy's memcheck, beside the others, ends like a check out of GPU memory: no finding, exit 110. Alone it is clean.
+  const auto tool = crowd_sanitizer(dir, 4, {},
+                                    {"memcheck copy", "========= Program hit cudaErrorMemoryAllocation (error 2)\n"
+                                                      "========= Target application returned an error\n"
+                                                      "========= ERROR SUMMARY: 0 errors"});
+  const auto run = run_grade(dir, {"lab1", "--sanitizer", tool.string()}, crowd_env(dir, log));
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.results.is_object());
+  CHECK(exercise(run.results, "copy").at("status") == "ok");
+  CHECK(exercise(run.results, "copy").at("sanitized") ==
+        nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
+  const auto lines = log_lines(log);
+  CAPTURE(lines);
+  CHECK(count_prefix(lines, "sanitizer start memcheck copy") == 2);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck copy alone") == 1);
+  CHECK(count_prefix(lines, "sanitizer start ") == 5);  // the clean runs are not run again
+  CHECK_THAT(run.process.err, ContainsSubstring("compute-sanitizer memcheck again, alone"));
+}
+
+namespace {
+
+// `grade ARGS` as given (no --no-sanitize added), with a clean stand-in compute-sanitizer first on PATH, logging to
+// `log`: what grade does when it finds the tool on its own.
+GradeRun grade_with_sanitizer_on_path(const TempDir& dir, std::vector<std::string> args,
+                                      const std::filesystem::path& log) {
+  const auto tool = crowd_sanitizer(dir, 1, {});
+  const char* path = std::getenv("PATH");
+  const std::pair<std::string, std::string> places[] = {{"--labs-dir", FAKE_LABS_DIR},
+                                                        {"--bin-dir", FAKE_BIN_DIR},
+                                                        {"--work-dir", (dir.path / "work").string()},
+                                                        {"--output", (dir.path / "results.json").string()}};
+  for (const auto& [option, value] : places) args.insert(args.end(), {option, value});
+  auto env = crowd_env(dir, log);
+  env.emplace_back("PATH", tool.parent_path().string() + ":" + (path ? path : "/usr/bin:/bin"));
+  std::filesystem::remove(log);
+  std::filesystem::remove(dir.path / "results.json");
+  return run_grade(dir, args, env, true);
+}
+
+}  // namespace
+
+TEST_CASE("the self-check sanitizes by default, --no-sanitize turns it off, and a student's own grade does not",
+          "[grader][sanitize][e2e]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  const auto sanitized = [&](const GradeRun& run, std::size_t impl) {
+    CAPTURE(run.process.out, run.process.err);
+    REQUIRE(run.results.is_object());
+    return exercise(run.results, "copy", impl).at("sanitized");
+  };
+  const nlohmann::json both = nlohmann::json::array({"memcheck: clean", "racecheck: clean"});
+
+  SECTION("grade LAB --self-check and grade all --self-check: the reference and the stub, sanitized") {
+    for (const char* lab : {"lab1", "all"}) {
+      CAPTURE(lab);
+      const auto run = grade_with_sanitizer_on_path(dir, {lab, "--self-check"}, log);
+      CHECK(sanitized(run, 0) == both);  // reference
+      CHECK(sanitized(run, 1) == both);  // stub: copy's is slow, not wrong
+      CHECK(count_prefix(log_lines(log), "sanitizer start memcheck copy") == 2);
+    }
+  }
+  SECTION("--self-check --no-sanitize") {
+    const auto run = grade_with_sanitizer_on_path(dir, {"lab1", "--self-check", "--no-sanitize"}, log);
+    CHECK(sanitized(run, 0).empty());
+    CHECK(count_prefix(log_lines(log), "sanitizer ") == 0);
+  }
+  SECTION("grade LAB: off unless --sanitize") {
+    auto run = grade_with_sanitizer_on_path(dir, {"lab1"}, log);
+    CHECK(sanitized(run, 0).empty());
+    CHECK(count_prefix(log_lines(log), "sanitizer ") == 0);
+    run = grade_with_sanitizer_on_path(dir, {"lab1", "--sanitize"}, log);
+    CHECK(sanitized(run, 0) == both);
+  }
+  SECTION("--sanitize and --no-sanitize together are a usage error") {
+    CHECK(grade_with_sanitizer_on_path(dir, {"lab1", "--sanitize", "--no-sanitize"}, log).process.exit_code == 1);
+  }
 }
