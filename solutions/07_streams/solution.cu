@@ -2,18 +2,21 @@
 //
 // Napkin math at 2^26 floats (256 MiB each way) on an H200 (shared/anchors): H2D 4.8 ms, kernel 0.2 ms, D2H 4.8 ms
 // from pinned memory; pageable H2D 27 ms. Sequential: about 10 ms. The host link is full duplex and the GPU has
-// separate copy engines per direction, so with the work in chunks the two copies and the kernel run at once and
-// the pipeline approaches its slowest stage, about 4.8 ms, plus one chunk to fill and one to drain.
+// separate copy engines per direction, so with the work in chunks the two copies and the kernel run at once. Both
+// directions at once are slower than either alone (5.4 ms for the two whole copies against 4.9 ms for one on the
+// course's H200: results/2026-11-23-h200-de5127e/lab07_pipeline.json), and that is the pipelines' ceiling; they
+// approach it plus one chunk to fill and one to drain.
 //   1. pinned_memory: cudaMallocHost. The DMA engines read and write page-locked memory directly; pageable memory
 //      goes through a driver bounce buffer, one CPU memcpy per piece.
-//   2. pipeline: up to 64 chunks of at least 1 MiB (4 MiB at the timed size: a 76 us copy, far above the few us a
-//      copy costs to issue), round-robin over 4 streams. In each stream a chunk's H2D, kernel and D2H follow each
-//      other; chunks on different streams overlap. With 4 streams, chunk i+4's H2D (queued behind chunk i's D2H)
-//      is never held up: chunk i's D2H ends about when chunk i+2's H2D does.
-//   3. stencil_pipeline: chunk j's kernel also reads the last element of chunk j-1 and the first of chunk j+1, which
-//      other streams copy. An event recorded after each chunk's H2D, and a cudaStreamWaitEvent on the neighbours'
-//      events before each kernel, order exactly those pairs; the copies are issued one chunk ahead of the kernels
-//      so the event a kernel waits on has been recorded when the wait is enqueued.
+//   2. pipeline: up to 32 chunks of at least 1 MiB (8 MiB at the timed size: a 150 us copy, far above the few us a
+//      copy costs to issue), one stream per stage: every H2D on `copy_in`, every kernel on `compute`, every D2H on
+//      `copy_out`, so each engine works through its queue back to back. Events order each chunk's stages: its kernel
+//      waits for its H2D (`copied[c]`), its D2H for its kernel (`computed[c]`). In the same run on the H200 this came
+//      within 96% of the ceiling, where 64 chunks round-robin over 4 streams (H2D, kernel, D2H of a chunk in one
+//      stream) came within 91%.
+//   3. stencil_pipeline: chunk j's kernel also reads the last element of chunk j-1 and the first of chunk j+1. The
+//      copies run in order on one stream, so the event after chunk j+1's H2D says chunks j-1, j and j+1 have all
+//      landed: the kernel waits for that one event.
 // Fork and join: the launcher's streams first wait on an event recorded on the harness's stream (so nothing starts
 // before the harness's earlier work, such as the timer's start event), and the harness's stream finally waits on
 // an event recorded at the end of each of them (so the timer's stop event comes after all of it). No host
@@ -38,22 +41,22 @@ void release_host(void* p) { CUDA_CHECK_NOTHROW(cudaFreeHost(p)); }
 constexpr lab07::HostMemory kHostMemory{allocate_host, release_host};
 
 // ---- the pipelines' streams and events -----------------------------------------------------------------------
-constexpr int kStreams = 4;
-constexpr std::int64_t kMaxChunks = 64;
+constexpr std::int64_t kMaxChunks = 32;
 constexpr std::int64_t kMinChunk = std::int64_t{1} << 18;  // elements: 1 MiB
 
 /// Created on first use and kept for the life of the process (deliberately never destroyed: at exit the CUDA
 /// runtime may already be gone, and the driver reclaims them with the context).
 struct Pipeline {
-  cudaStream_t streams[kStreams];
-  cudaEvent_t fork;
-  cudaEvent_t joined[kStreams];
-  cudaEvent_t copied[kMaxChunks];
+  cudaStream_t copy_in, compute, copy_out;  // one stream per stage: the H2D engine, the SMs, the D2H engine
+  cudaEvent_t fork, joined[3];
+  cudaEvent_t copied[kMaxChunks], computed[kMaxChunks];  // chunk c's H2D done; chunk c's kernel done
   Pipeline() {
-    for (auto& s : streams) CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (cudaStream_t* s : {&copy_in, &compute, &copy_out})
+      CUDA_CHECK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
     CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
     for (auto& e : joined) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     for (auto& e : copied) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    for (auto& e : computed) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
 };
 Pipeline& pipeline() {
@@ -68,18 +71,17 @@ std::int64_t chunk_length(std::int64_t n) {
 }
 
 // slide-begin: fork_join
-/// Every stream the work will use waits for the harness's earlier work.
-int fork(Pipeline& p, std::int64_t chunks, cudaStream_t stream) {
-  const int used = static_cast<int>(std::min<std::int64_t>(chunks, kStreams));
+/// The three streams wait for the harness's earlier work.
+void fork(Pipeline& p, cudaStream_t stream) {
   CUDA_CHECK(cudaEventRecord(p.fork, stream));
-  for (int k = 0; k < used; ++k) CUDA_CHECK(cudaStreamWaitEvent(p.streams[k], p.fork, 0));
-  return used;
+  for (cudaStream_t s : {p.copy_in, p.compute, p.copy_out}) CUDA_CHECK(cudaStreamWaitEvent(s, p.fork, 0));
 }
 /// The harness's stream waits for everything the launcher enqueued.
-void join(Pipeline& p, int used, cudaStream_t stream) {
-  for (int k = 0; k < used; ++k) {
-    CUDA_CHECK(cudaEventRecord(p.joined[k], p.streams[k]));
-    CUDA_CHECK(cudaStreamWaitEvent(stream, p.joined[k], 0));
+void join(Pipeline& p, cudaStream_t stream) {
+  int k = 0;
+  for (cudaStream_t s : {p.copy_in, p.compute, p.copy_out}) {
+    CUDA_CHECK(cudaEventRecord(p.joined[k], s));
+    CUDA_CHECK(cudaStreamWaitEvent(stream, p.joined[k++], 0));
   }
 }
 // slide-end: fork_join
@@ -88,6 +90,22 @@ constexpr int kThreads = 256;
 unsigned blocks_for(std::int64_t n) {
   const std::int64_t b = (n + kThreads - 1) / kThreads;
   return static_cast<unsigned>(b < 1024 ? (b > 0 ? b : 1) : 1024);
+}
+
+/// Chunk c's H2D on copy_in, and the event that says it has landed.
+void copy_in(Pipeline& p, const float* h_in, float* d_in, std::int64_t n, std::int64_t chunk, std::int64_t c) {
+  const std::int64_t begin = c * chunk, len = std::min(chunk, n - begin);
+  CUDA_CHECK(cudaMemcpyAsync(d_in + begin, h_in + begin, static_cast<std::size_t>(len) * sizeof(float),
+                             cudaMemcpyHostToDevice, p.copy_in));
+  CUDA_CHECK(cudaEventRecord(p.copied[c], p.copy_in));
+}
+/// Chunk c's D2H on copy_out, once its kernel (recorded in computed[c]) is done.
+void copy_out(Pipeline& p, const float* d_out, float* h_out, std::int64_t n, std::int64_t chunk, std::int64_t c) {
+  const std::int64_t begin = c * chunk, len = std::min(chunk, n - begin);
+  CUDA_CHECK(cudaEventRecord(p.computed[c], p.compute));
+  CUDA_CHECK(cudaStreamWaitEvent(p.copy_out, p.computed[c], 0));
+  CUDA_CHECK(cudaMemcpyAsync(h_out + begin, d_out + begin, static_cast<std::size_t>(len) * sizeof(float),
+                             cudaMemcpyDeviceToHost, p.copy_out));
 }
 
 // ---- 2. pipeline ---------------------------------------------------------------------------------------------
@@ -104,17 +122,16 @@ void launch_pipeline(const float* h_in, float* h_out, float* d_in, float* d_out,
                      cudaStream_t stream) {
   Pipeline& p = pipeline();
   const std::int64_t chunk = chunk_length(n), chunks = (n + chunk - 1) / chunk;
-  const int used = fork(p, chunks, stream);
+  fork(p, stream);
   for (std::int64_t c = 0; c < chunks; ++c) {
-    const cudaStream_t s = p.streams[c % kStreams];
+    copy_in(p, h_in, d_in, n, chunk, c);
+    CUDA_CHECK(cudaStreamWaitEvent(p.compute, p.copied[c], 0));  // the kernel waits for its own chunk only
     const std::int64_t begin = c * chunk, len = std::min(chunk, n - begin);
-    const std::size_t bytes = static_cast<std::size_t>(len) * sizeof(float);
-    CUDA_CHECK(cudaMemcpyAsync(d_in + begin, h_in + begin, bytes, cudaMemcpyHostToDevice, s));
-    poly_kernel<<<blocks_for(len), kThreads, 0, s>>>(d_in + begin, d_out + begin, len);
+    poly_kernel<<<blocks_for(len), kThreads, 0, p.compute>>>(d_in + begin, d_out + begin, len);
     CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaMemcpyAsync(h_out + begin, d_out + begin, bytes, cudaMemcpyDeviceToHost, s));
+    copy_out(p, d_out, h_out, n, chunk, c);
   }
-  join(p, used, stream);
+  join(p, stream);
 }
 // slide-end: pipeline
 
@@ -134,27 +151,21 @@ void launch_stencil_pipeline(const float* h_in, float* h_out, float* d_in, float
                              cudaStream_t stream) {
   Pipeline& p = pipeline();
   const std::int64_t chunk = chunk_length(n), chunks = (n + chunk - 1) / chunk;
-  const int used = fork(p, chunks, stream);
-  const auto compute = [&](std::int64_t j) {  // chunk j's kernel and D2H, once its neighbours' copies are issued
-    const cudaStream_t s = p.streams[j % kStreams];
-    if (j > 0) CUDA_CHECK(cudaStreamWaitEvent(s, p.copied[j - 1], 0));
-    if (j + 1 < chunks) CUDA_CHECK(cudaStreamWaitEvent(s, p.copied[j + 1], 0));
+  fork(p, stream);
+  const auto compute = [&](std::int64_t j) {  // chunk j's kernel and D2H
+    // The H2Ds run in order on copy_in: once chunk j+1's has landed, so have j's and j-1's.
+    CUDA_CHECK(cudaStreamWaitEvent(p.compute, p.copied[std::min(j + 1, chunks - 1)], 0));
     const std::int64_t begin = j * chunk, end = std::min(begin + chunk, n);
-    stencil_kernel<<<blocks_for(end - begin), kThreads, 0, s>>>(d_in, d_out, begin, end, n);
+    stencil_kernel<<<blocks_for(end - begin), kThreads, 0, p.compute>>>(d_in, d_out, begin, end, n);
     CUDA_CHECK_LAUNCH();
-    CUDA_CHECK(cudaMemcpyAsync(h_out + begin, d_out + begin, static_cast<std::size_t>(end - begin) * sizeof(float),
-                               cudaMemcpyDeviceToHost, s));
+    copy_out(p, d_out, h_out, n, chunk, j);
   };
   for (std::int64_t c = 0; c < chunks; ++c) {
-    const cudaStream_t s = p.streams[c % kStreams];
-    const std::int64_t begin = c * chunk, len = std::min(chunk, n - begin);
-    CUDA_CHECK(cudaMemcpyAsync(d_in + begin, h_in + begin, static_cast<std::size_t>(len) * sizeof(float),
-                               cudaMemcpyHostToDevice, s));
-    CUDA_CHECK(cudaEventRecord(p.copied[c], s));
-    if (c > 0) compute(c - 1);  // chunk c-1's right neighbour (chunk c) now has its event recorded
+    copy_in(p, h_in, d_in, n, chunk, c);
+    if (c > 0) compute(c - 1);  // chunk c-1's right neighbour (chunk c) is now on its way
   }
   compute(chunks - 1);
-  join(p, used, stream);
+  join(p, stream);
 }
 // slide-end: stencil
 
