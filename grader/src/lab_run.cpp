@@ -543,7 +543,10 @@ class ExerciseGrader {
     // An exercise worth no performance points is timed for the report only: the student alone, one sample, no last
     // check (lab 04's first stage, half a second a run, took 20 s of every grade at the usual ten samples, 8 s with
     // its reference and baseline at three).
-    if (plan.student_only) argv.insert(argv.end(), {"--max-seconds", "0", "--student-only"});
+    if (plan.student_only)
+      argv.insert(argv.end(), {"--max-seconds", "0", "--student-only"});
+    else if (manifest_.sampling_s)
+      argv.insert(argv.end(), {"--max-seconds", fmt::format("{:g}", *manifest_.sampling_s)});
     const auto run = launch(argv, time_timeout_s_);
     x.wall_s += run.wall_s;
     x.time_s = run.wall_s;

@@ -43,12 +43,12 @@ std::string_view to_string(Status status);
 /// One runner's numbers from a timed run.
 struct RunnerTiming {
   double median_ms = 0;
-  std::optional<double> noise_pct;  ///< robust relative spread, in percent
-  std::optional<double> rate;       ///< in the exercise's unit (GB/s or GFLOP/s)
+  std::optional<double> noise_pct{};  ///< robust relative spread, in percent
+  std::optional<double> rate{};       ///< in the exercise's unit (GB/s or GFLOP/s)
   /// A runner's own CUDA event times' median, and the median of the referee's clock around each run less them: its
   /// `median_ms` is bounded by that clock (docs/protocol.md), and these say whether a slow time was the kernel or
   /// the runner's overhead. Empty for the ceiling and the peers, which run in the referee.
-  std::optional<double> event_median_ms, host_gap_ms;
+  std::optional<double> event_median_ms{}, host_gap_ms{};
 };
 
 /// What `labN time` measured.
