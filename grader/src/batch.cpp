@@ -159,8 +159,8 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_flag("--keep-work", cli.keep_work, "keep each student's build folder (RESULTS/work/STUDENT)");
   auto* sanitize = app.add_flag("--sanitize", cli.sanitize,
                                 "run each passing check on small shapes under compute-sanitizer, as grade --sanitize "
-                                "does (the default where compute-sanitizer is installed; docs/sanitizer.md)");
-  auto* no_sanitize = app.add_flag("--no-sanitize", cli.no_sanitize, "no compute-sanitizer runs");
+                                "does (docs/sanitizer.md)");
+  auto* no_sanitize = app.add_flag("--no-sanitize", cli.no_sanitize, "no compute-sanitizer runs (the default)");
   no_sanitize->excludes(sanitize);
   app.add_option("--sanitizer", cli.sanitizer, "compute-sanitizer to use (default: from PATH, $CUDA_HOME/bin or "
                                                "/usr/local/cuda/bin)")
@@ -216,17 +216,16 @@ std::optional<int> prepare(const Cli& cli, const std::vector<LabEntry>& all_labs
   setup.build_timeout_s = cli.build_timeout_s;
   setup.check_timeout_s = cli.check_timeout_s;
   setup.time_timeout_s = cli.time_timeout_s;
-  // On by default where it is safe: a class is graded by its instructor, who wants the kernels that pass by luck
-  // found (issue 11). Under the tool a runner cannot confine itself (its seccomp and Landlock sandbox would stop the
-  // tool's injected code: docs/threat-model.md), so the student's code runs as whoever runs it. Graded as root, that
-  // is `nobody`, which cannot write the batch's files; graded as the instructor, it would be the instructor: then
-  // only an explicit --sanitize turns the tool on. With --slurm the shards look for the tool where they grade.
-  const bool runners_apart = ::geteuid() == 0;
-  if (cli.sanitize || !cli.sanitizer.empty() || (runners_apart && !cli.no_sanitize && !cli.slurm))
+  // Off unless asked (docs/sanitizer.md: its cost, and runs at once hung). Under the tool a runner cannot confine
+  // itself (its seccomp and Landlock sandbox would stop the tool's injected code: docs/threat-model.md), so the
+  // student's code runs as the runner's user: `nobody` when graded as root, who cannot write the batch's files, but
+  // the instructor otherwise, which is said.
+  if (cli.sanitize || !cli.sanitizer.empty()) {
     setup.sanitizer = locate_sanitizer(cli.sanitizer, "grade batch");
-  else if (!cli.no_sanitize && !cli.slurm)
-    fmt::print(stderr, "grade batch: compute-sanitizer is off: not graded as root, a student's code under the tool would "
-                       "run with your permissions, outside the runners' sandbox (--sanitize runs it anyway)\n");
+    if (setup.sanitizer && ::geteuid() != 0)
+      fmt::print(stderr, "grade batch: not graded as root, so under compute-sanitizer each student's code runs as you, "
+                         "outside the runners' sandbox\n");
+  }
   try {
     for (const LabEntry* lab : labs) {
       auto recipe = load_recipe(recipes / fmt::format("lab{}.json", lab->number));

@@ -166,9 +166,9 @@ class ExerciseGrader {
   }
 
   /// Every exercise of `specs`, their checks run at once (none is timed, and each is a process of its own with its
-  /// own GPU context), then the sanitizer runs of every exercise whose check passed, all at once too (sanitize()),
-  /// then each exercise's timed run and concept checks one after another, after every check and sanitizer run has
-  /// ended: no timed run shares the GPU. A check that failed for a reason another process on the GPU could cause (a
+  /// own GPU context), then the sanitizer runs of every exercise whose check passed, one after another
+  /// (sanitize()), then each exercise's timed run and concept checks one after another, after every check and
+  /// sanitizer run has ended: no timed run shares the GPU. A check that failed for a reason another process on the GPU could cause (a
   /// crash, a CUDA error such as running out of memory, unusable results) is run again alone, so one exercise's
   /// greed cannot cost another its points. A time-out is not: the GPU is shared in time slices, and the limits are
   /// minutes where checks take seconds.
@@ -311,41 +311,21 @@ class ExerciseGrader {
   }
 
   // `grade --sanitize`: each of the manifest's tools around a check of the small shapes at the first check seed, for
-  // every exercise of `xs` whose check passed, all of them at once (exercises x tools processes: none is timed, and
-  // the tools slow each run down 10-100x, so one after another they cost several seconds each). passed[i] becomes
-  // false where a run stopped exercise i (sanitized()). The runs of an exercise are read in the manifest's tool
-  // order, and the first that stops it ends its reading, as if the tools had run one after another.
+  // every exercise of `xs` whose check passed, one run after another, after every check and before any timed run;
+  // an exercise's later tools do not run once one has stopped it (sanitized()). Not at once: on an H200 (commit
+  // 53c385b, results/2026-11-23-h200-53c385b) runs started together hung (lab 1's dot under racecheck, killed after
+  // 300 s; lab 3's twelve runs not done after 250 s), where one after another they end (docs/sanitizer.md).
   void sanitize(std::vector<ExerciseResult>& xs, std::vector<bool>& passed) {
     if (!options_.sanitizer || manifest_.sanitize.empty()) return;
-    std::vector<std::pair<std::size_t, SanitizerTool>> plan;  // (exercise, tool) of each run
-    std::vector<ProcessOptions> runs_to_start;
-    std::string names;
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      if (!passed[i]) continue;
-      names += (names.empty() ? "" : ", ") + xs[i].name;
+    for (std::size_t i = 0; i < xs.size(); ++i)
       for (const SanitizerTool tool : manifest_.sanitize) {
-        plan.emplace_back(i, tool);
-        runs_to_start.push_back(sanitizer_process(xs[i], tool));
+        if (!passed[i]) break;
+        tell(fmt::format("lab{} {}: compute-sanitizer {} ({})", lab_.number, xs[i].name, to_string(tool),
+                         options_.impl));
+        const auto run = run_process(sanitizer_process(xs[i], tool));
+        xs[i].wall_s += run.wall_s;
+        passed[i] = sanitized(xs[i], tool, run);
       }
-    }
-    if (plan.empty()) return;
-    std::string tools;
-    for (const SanitizerTool tool : manifest_.sanitize)
-      tools += (tools.empty() ? "" : ", ") + std::string(to_string(tool));
-    tell(fmt::format("lab{} {}: compute-sanitizer {} at once ({})", lab_.number, names, tools, options_.impl));
-    auto runs = run_processes(runs_to_start);
-    for (std::size_t k = 0; k < plan.size(); ++k) xs[plan[k].first].wall_s += runs[k].wall_s;
-    for (std::size_t k = 0; k < plan.size(); ++k) {
-      const auto [i, tool] = plan[k];
-      if (!passed[i]) continue;  // an earlier tool stopped this exercise: its later runs are not read
-      if (plan.size() > 1 && crowded_out(runs[k])) {
-        tell(fmt::format("lab{} {}: compute-sanitizer {} again, alone ({})", lab_.number, xs[i].name,
-                         to_string(tool), options_.impl));
-        runs[k] = run_process(runs_to_start[k]);
-        xs[i].wall_s += runs[k].wall_s;
-      }
-      passed[i] = sanitized(xs[i], tool, runs[k]);
-    }
   }
 
   // One sanitizer run of exercise `x`: `tool` around `labN check --small` at the first check seed.
@@ -355,22 +335,6 @@ class ExerciseGrader {
                      kSanitizeTimeoutS);
     p.results_pipe = false;
     return p;
-  }
-
-  // Whether a sanitizer run that ran beside others ended in a way another process on the GPU could cause, so that it
-  // is run again alone (as a crowded-out check is, grade_all()): it could not start (fork or exec failing under the
-  // load of many runs), it was killed by a signal, the tool could not attach ("could not run", e.g. its launch
-  // time-out on a busy machine), or the check under the tool ended with a code other than 0 without a finding (a
-  // CUDA error such as out of memory, with every tool's copy of the buffers on one GPU). The last matters most: a
-  // check that stopped before its kernels ran reads as clean, so a crowd could hide a finding. Not run again: a
-  // finding (the student's kernel, whoever ran beside it), a time-out (the GPU is shared in time slices and the
-  // limit is minutes; as for checks) and processes that survived SIGKILL (the student's own doing).
-  static bool crowded_out(const ProcessResult& run) {
-    if (!run.started) return true;
-    if (run.timed_out || run.survivors > 0) return false;
-    const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
-    if (report.found()) return false;
-    return run.signal != 0 || run.exit_code != 0 || !report.tool_error.empty();
   }
 
   // What one sanitizer run of `tool` says of exercise `x`: true when it lets the exercise go on (clean, or the tool
