@@ -29,4 +29,22 @@ Summary summarize(const std::vector<double>& samples) {
   return s;
 }
 
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+double runner_overhead(const std::vector<std::vector<double>>& course_gaps) {
+  double overhead = 0.0;
+  for (const auto& gaps : course_gaps) overhead = std::max(overhead, quantile(gaps, 0.9));
+  return overhead;
+}
+
+std::vector<double> clock_bounded(const std::vector<double>& event, const std::vector<double>& wall, double overhead) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < event.size() && i < wall.size(); ++i) out.push_back(std::max(event[i], wall[i] - overhead));
+  return out;
+}
+
 }  // namespace harness

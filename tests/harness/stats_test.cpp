@@ -85,3 +85,27 @@ TEST_CASE("a warm contender gets no warm-up run; the rounds' hooks still run aro
   CHECK(rounds == static_cast<int>(options.warmup + options.min_samples));
   CHECK(s[0].samples == options.min_samples);
 }
+
+TEST_CASE("the clock bound takes the course runners' largest overhead, so a fair runner is graded by its events",
+          "[harness][stats]") {
+  // The H200 case of commit 195e816: the same kernel in three runner processes, 1.15 ms of events each; the
+  // reference's process answers 0.19 ms after its events, the baseline's and the student's 0.37 ms.
+  const std::vector<double> event(11, 1.15);
+  std::vector<double> reference_gaps(11, 0.19), baseline_gaps(3, 0.37), student_wall(11, 1.15 + 0.37);
+  const double overhead = harness::runner_overhead({reference_gaps, baseline_gaps});
+  CHECK(overhead == 0.37);
+  CHECK(harness::summarize(harness::clock_bounded(event, student_wall, overhead)).median == 1.15);
+  // With the reference's gap alone the same fair runner was graded 0.18 ms slower than its kernel.
+  const double reference_only = harness::runner_overhead({reference_gaps});
+  CHECK(harness::summarize(harness::clock_bounded(event, student_wall, reference_only)).median > 1.3);
+
+  SECTION("a forged event time gains at most the overhead") {
+    const std::vector<double> forged(11, 0.0), wall(11, 1.15 + 0.19);
+    CHECK(harness::summarize(harness::clock_bounded(forged, wall, overhead)).median >= 1.15 + 0.19 - overhead);
+  }
+  SECTION("the 90th percentile, not the largest gap: one descheduled command does not widen the bound") {
+    std::vector<double> gaps(20, 0.2);
+    gaps.back() = 5.0;
+    CHECK(harness::runner_overhead({gaps}) == 0.2);
+  }
+}

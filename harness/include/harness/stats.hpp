@@ -22,4 +22,18 @@ double median(std::vector<double> v);
 /// Summarizes `samples`; all zeros for an empty vector.
 Summary summarize(const std::vector<double>& samples);
 
+/// The `q` quantile of `v` (nearest rank); 0 for an empty vector.
+double quantile(std::vector<double> v, double q);
+
+/// What a fair runner's command may cost beyond its own events, from the gaps (referee's clock around each command
+/// less the runner's event time, ms) of the course's own runners, which no submission controls: the largest of their
+/// 90th percentiles. One runner's gaps are not enough: two identical runner processes differ from one run to the next
+/// (on an H200, a median gap of 0.19 ms for the reference's and 0.37 ms for the baseline's and the student's, commit
+/// 195e816), and a fair student graded with the smaller one lost 15% of its time to its own process.
+double runner_overhead(const std::vector<std::vector<double>>& course_gaps);
+
+/// The samples that are graded: each at least the referee's clock (`wall`) less `overhead`, so that an event time a
+/// submission forged cannot be much shorter than what the referee saw (it gains at most the overhead).
+std::vector<double> clock_bounded(const std::vector<double>& event, const std::vector<double>& wall, double overhead);
+
 }  // namespace harness

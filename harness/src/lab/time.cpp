@@ -53,20 +53,6 @@ struct Clocks {
 
 double median_of(std::vector<double> v) { return summarize(v).median; }
 
-/// The `q` quantile of `v` (nearest rank).
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
-
-/// The samples that are graded: each at least the host clock less `overhead`, so event times a submission forged
-/// cannot be much shorter than what the referee's clock saw.
-std::vector<double> bounded(const Clocks& c, double overhead) {
-  std::vector<double> out;
-  for (std::size_t i = 0; i < c.event.size(); ++i) out.push_back(std::max(c.event[i], c.wall[i] - overhead));
-  return out;
-}
-
 }  // namespace
 
 int time(const TimeRequest& request) {
@@ -260,15 +246,25 @@ int time(const TimeRequest& request) {
     c.event.erase(c.event.begin(), c.event.begin() + warmups);
     c.wall.erase(c.wall.begin(), c.wall.begin() + warmups);
   }
-  std::vector<double> ref_gaps;
-  const Clocks& gauge = clocks[request.student_only ? "student" : "reference"];  // alone: its own gaps, no bound
-  for (std::size_t i = 0; i < gauge.event.size(); ++i) ref_gaps.push_back(gauge.wall[i] - gauge.event[i]);
-  // The reference runner's 90th-percentile gap between the host clock and its events (0.3-0.4 ms on an H100): a fair
+  const auto gaps_of = [&](const std::string& role) {
+    std::vector<double> gaps;
+    const Clocks& c = clocks[role];
+    for (std::size_t i = 0; i < c.event.size(); ++i) gaps.push_back(c.wall[i] - c.event[i]);
+    return gaps;
+  };
+  // Alone, the student is its own gauge (no bound: its time earns nothing); otherwise the course's two runners.
+  std::vector<std::vector<double>> course_gaps;
+  for (const char* role : {"reference", "baseline"})
+    if (!request.student_only) course_gaps.push_back(gaps_of(role));
+  if (request.student_only) course_gaps.push_back(gaps_of("student"));
+  // The course runners' 90th-percentile gap between the host clock and their events (0.2-0.4 ms on an H200): a fair
   // runner's samples almost never exceed it, so they are graded by their events; a forged event time gains at most
-  // the gap's spread. (The median gap raised half of every runner's samples by its jitter: the reference graded
-  // itself at 1.11x on 0.36 ms kernels.)
-  const double overhead = quantile(ref_gaps, 0.9);
-  for (std::size_t i = 0; i < roles.size(); ++i) summaries[i] = summarize(bounded(clocks[roles[i]], overhead));
+  // that. (The median gap raised half of every runner's samples by its jitter: the reference graded itself at 1.11x
+  // on 0.36 ms kernels; the reference's gap alone graded a fair student at 1.15x: runner_overhead().)
+  const double overhead = runner_overhead(course_gaps);
+  for (std::size_t i = 0; i < roles.size(); ++i)
+    summaries[i] = summarize(clock_bounded(clocks[roles[i]].event, clocks[roles[i]].wall, overhead));
+  out["runner_overhead_ms"] = overhead;
 
   const double amount = memory ? work.bytes : work.flops;
   for (std::size_t i = 0; i < contenders.size(); ++i) {
