@@ -37,7 +37,9 @@ double quantile(std::vector<double> v, double q) {
 
 double runner_overhead(const std::vector<std::vector<double>>& course_gaps) {
   double overhead = 0.0;
-  for (const auto& gaps : course_gaps) overhead = std::max(overhead, quantile(gaps, 0.9));
+  // A runner of few samples (the baseline sits out after three) gives its median: one descheduled command among
+  // three would otherwise be its 90th percentile, and widen the bound for everyone.
+  for (const auto& gaps : course_gaps) overhead = std::max(overhead, quantile(gaps, gaps.size() >= 10 ? 0.9 : 0.5));
   return overhead;
 }
 

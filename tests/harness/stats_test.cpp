@@ -107,5 +107,6 @@ TEST_CASE("the clock bound takes the course runners' largest overhead, so a fair
     std::vector<double> gaps(20, 0.2);
     gaps.back() = 5.0;
     CHECK(harness::runner_overhead({gaps}) == 0.2);
+    CHECK(harness::runner_overhead({gaps, {0.3, 5.0, 0.3}}) == 0.3);  // the baseline's three: their median
   }
 }
