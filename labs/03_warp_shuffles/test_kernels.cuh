@@ -42,9 +42,11 @@ __global__ void warp_allreduce_kernel(const float* x, float* out, std::int64_t n
   const std::int64_t g = warp_index();
   const int lanes = __popc(mask);
   float acc = 0.0f;
+  int source = broadcast_source(g, 0, lanes);  // one remainder per thread; each repetition steps from the last
   for (int r = 1; r <= reps; ++r) {
     const float w = v * static_cast<float>(r);
-    acc += Ops::warp_allreduce(w, mask) + Ops::warp_broadcast(w, broadcast_source(g, r, lanes), mask);
+    source = next_broadcast_source(source, lanes);
+    acc += Ops::warp_allreduce(w, mask) + Ops::warp_broadcast(w, source, mask);
   }
   out[i] = acc;
 }
