@@ -168,10 +168,10 @@ class ExerciseGrader {
   /// Every exercise of `specs`, their checks run at once (none is timed, and each is a process of its own with its
   /// own GPU context), then the sanitizer runs of every exercise whose check passed, one after another
   /// (sanitize()), then each exercise's timed run and concept checks one after another, after every check and
-  /// sanitizer run has ended: no timed run shares the GPU. A check that failed for a reason another process on the GPU could cause (a
-  /// crash, a CUDA error such as running out of memory, unusable results) is run again alone, so one exercise's
-  /// greed cannot cost another its points. A time-out is not: the GPU is shared in time slices, and the limits are
-  /// minutes where checks take seconds.
+  /// sanitizer run has ended: no timed run shares the GPU. A check that failed for a reason another process on the
+  /// GPU could cause (a crash, a CUDA error such as running out of memory, unusable results) is run again alone, so
+  /// one exercise's greed cannot cost another its points. A time-out is not: the GPU is shared in time slices, and
+  /// the limits are minutes where checks take seconds.
   std::vector<ExerciseResult> grade_all(const std::vector<const ExerciseSpec*>& specs) {
     if (specs.size() <= 1) return specs.empty() ? std::vector<ExerciseResult>{} : std::vector{grade(*specs.front())};
     std::vector<ExerciseResult> xs;

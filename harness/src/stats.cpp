@@ -45,7 +45,8 @@ double runner_overhead(const std::vector<std::vector<double>>& course_gaps) {
 
 std::vector<double> clock_bounded(const std::vector<double>& event, const std::vector<double>& wall, double overhead) {
   std::vector<double> out;
-  for (std::size_t i = 0; i < event.size() && i < wall.size(); ++i) out.push_back(std::max(event[i], wall[i] - overhead));
+  for (std::size_t i = 0; i < event.size() && i < wall.size(); ++i)
+    out.push_back(std::max(event[i], wall[i] - overhead));
   return out;
 }
 

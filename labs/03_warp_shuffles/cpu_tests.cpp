@@ -49,7 +49,7 @@ TEST_CASE("the all-reduce gives every lane its warp's sum plus the broadcast lan
 
 TEST_CASE("the test kernel's division-free step gives every repetition's broadcast source", "[lab03][cpu]") {
   for (int lanes = 1; lanes <= 32; ++lanes)
-    for (std::int64_t g : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{31}, std::int64_t{1} << 33}) {
+    for (const std::int64_t g : {std::int64_t{0}, std::int64_t{7}, std::int64_t{31}, std::int64_t{1} << 33}) {
       int source = broadcast_source(g, 0, lanes);
       for (int r = 1; r <= 70; ++r) {
         source = next_broadcast_source(source, lanes);

@@ -165,9 +165,10 @@ class Pipeline final : public harness::Problem {
 /// running both directions together is slower per direction than one running alone (on the course's H200, 5.6 ms
 /// for both against 4.9 ms for either). In chunks, because two whole-array copies at once varied from 5.3 to 6.2 ms
 /// from one process to the next on the H200, where 64 chunks each way stayed within 5.57-5.64 ms
-/// (results/2026-11-23-h200-de5127e/lab07_pipeline.json, results/2026-11-23-h200-86f2804/h200.json). Which one is slowest is measured when the ceiling is made (three timings
-/// of each, median), in the same process as the rest; amount() is the pipeline's bytes, so the ceiling's rate is
-/// what the pipeline would reach if everything else hid behind that one, and percent_of_ceiling is t_ceiling / t_yours.
+/// (results/2026-11-23-h200-de5127e/lab07_pipeline.json, results/2026-11-23-h200-86f2804/h200.json). Which one is
+/// slowest is measured when the ceiling is made (three timings of each, median), in the same process as the rest;
+/// amount() is the pipeline's bytes, so the ceiling's rate is what the pipeline would reach if everything else hid
+/// behind that one, and percent_of_ceiling is t_ceiling / t_yours.
 class PipelineCeiling final : public harness::CeilingOp {
  public:
   PipelineCeiling(std::int64_t n, Kernel kernel) : n_(n), kernel_(kernel), h_in_(n), h_out_(n), d_in_(n), d_out_(n) {

@@ -27,9 +27,10 @@ double quantile(std::vector<double> v, double q);
 
 /// What a fair runner's command may cost beyond its own events, from the gaps (referee's clock around each command
 /// less the runner's event time, ms) of the course's own runners, which no submission controls: the largest of their
-/// 90th percentiles (medians for a runner of fewer than 10 samples). One runner's gaps are not enough: two identical runner processes differ from one run to the next
-/// (on an H200, a median gap of 0.19 ms for the reference's and 0.37 ms for the baseline's and the student's, commit
-/// 195e816), and a fair student graded with the smaller one lost 15% of its time to its own process.
+/// 90th percentiles (medians for a runner of fewer than 10 samples). One runner's gaps are not enough: two identical
+/// runner processes differ from one run to the next (on an H200, a median gap of 0.19 ms for the reference's and
+/// 0.37 ms for the baseline's and the student's, commit 195e816), and a fair student graded with the smaller one lost
+/// 15% of its time to its own process.
 double runner_overhead(const std::vector<std::vector<double>>& course_gaps);
 
 /// The samples that are graded: each at least the referee's clock (`wall`) less `overhead`, so that an event time a

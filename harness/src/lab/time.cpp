@@ -253,10 +253,10 @@ int time(const TimeRequest& request) {
     return gaps;
   };
   // Alone, the student is its own gauge (no bound: its time earns nothing); otherwise the course's two runners.
+  const std::vector<std::string> gauges = request.student_only ? std::vector<std::string>{"student"}
+                                                                : std::vector<std::string>{"reference", "baseline"};
   std::vector<std::vector<double>> course_gaps;
-  for (const char* role : {"reference", "baseline"})
-    if (!request.student_only) course_gaps.push_back(gaps_of(role));
-  if (request.student_only) course_gaps.push_back(gaps_of("student"));
+  for (const auto& role : gauges) course_gaps.push_back(gaps_of(role));
   // The course runners' 90th-percentile gap between the host clock and their events (0.2-0.4 ms on an H200): a fair
   // runner's samples almost never exceed it, so they are graded by their events; a forged event time gains at most
   // that. (The median gap raised half of every runner's samples by its jitter: the reference graded itself at 1.11x
