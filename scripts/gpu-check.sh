@@ -12,9 +12,9 @@
 # graded twice in a row), `counters` (shared-memory bank conflicts of lab 6's stubs and references, read by ncu, and
 # `grade --concepts` on labs 1, 2, 3 and 6: docs/concepts.md), `exploits` (every file of tests/exploits graded as a
 # student of its own by `grade batch`: refusals and grades in exploits.json, each against its first line's verdict in
-# exploits-verdicts.txt), `class` (CLASS_STUDENTS students, default 3, each
-# handing in every lab's reference, graded by `grade batch`: class-rate.txt), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own, built with
-# nvcc and run: NAME.json), or `all` (default). Every phase after `tests` uses the build directory that `tests` left,
+# exploits-verdicts.txt), `class` (CLASS_STUDENTS students, default 3, each handing in every lab's reference, graded
+# by `grade batch`: class-rate.txt, with the steady-state rate), `experiments` (each experiments/NAME/bench.cu, a GPU
+# experiment of its own, built with nvcc and run: NAME.json), or `all` (default). Every phase after `tests` uses the build directory that `tests` left,
 # or makes one.
 # The phases exist because one command on the lent GPU machine may run 10 minutes at most, and the machine stays
 # warm only about 30 s between calls (a later call often finds a fresh one): make each call whole, building first
