@@ -128,7 +128,7 @@ struct Cli {
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   double build_timeout_s = 600;
   std::optional<double> check_timeout_s, time_timeout_s;
-  bool slurm = false, submit = false, keep_work = false, sanitize = false, no_sanitize = false;
+  bool slurm = false, submit = false, keep_work = false, sanitize = false;
   std::string sanitizer;
   int array_size = 4;
 };
@@ -157,14 +157,11 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_option("--time-timeout", cli.time_timeout_s, "seconds for one `time` run (default: the manifest's)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--keep-work", cli.keep_work, "keep each student's build folder (RESULTS/work/STUDENT)");
-  auto* sanitize = app.add_flag("--sanitize", cli.sanitize,
-                                "run each passing check on small shapes under compute-sanitizer, as grade --sanitize "
-                                "does (docs/sanitizer.md)");
-  auto* no_sanitize = app.add_flag("--no-sanitize", cli.no_sanitize, "no compute-sanitizer runs (the default)");
-  no_sanitize->excludes(sanitize);
-  app.add_option("--sanitizer", cli.sanitizer, "compute-sanitizer to use (default: from PATH, $CUDA_HOME/bin or "
-                                               "/usr/local/cuda/bin)")
-      ->excludes(no_sanitize);
+  app.add_flag("--sanitize", cli.sanitize,
+               "after each passing check, run it on small shapes under compute-sanitizer, as grade --sanitize does "
+               "(off by default: docs/sanitizer.md)");
+  app.add_option("--sanitizer", cli.sanitizer, "compute-sanitizer to use with --sanitize (default: from PATH, "
+                                               "$CUDA_HOME/bin or /usr/local/cuda/bin)");
   auto* slurm = app.add_flag("--slurm", cli.slurm, "write a Slurm job array (one shard per task) and a merge job");
   app.add_option("--array-size", cli.array_size, "--slurm: shards (default 4)")->check(CLI::Range(1, 100000))
       ->needs(slurm);

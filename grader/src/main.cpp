@@ -82,7 +82,7 @@ struct Cli {
   std::string impl = "student";
   bool self_check = false;
   bool list = false;
-  bool sanitize = false, no_sanitize = false;
+  bool sanitize = false;
   std::string sanitizer;  // --sanitizer PATH; empty: looked for (find_compute_sanitizer)
   bool device = false;
   bool concepts = false;  // --concepts: the manifests' concept checks (docs/concepts.md)
@@ -131,16 +131,13 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_option("--output", cli.output, "JSON results file (default: ./grade-results.json)");
   app.add_option("--commit", cli.commit, "commit recorded in the results (default: git rev-parse HEAD, or unknown)");
   app.add_flag("--list", cli.list, "list the labs found and whether each is built, then exit");
-  auto* sanitize = app.add_flag("--sanitize", cli.sanitize,
-                                "after the checks, run each passing one on small shapes under compute-sanitizer with "
-                                "the tools the lab's manifest names, one run after another; a finding is status "
-                                "memory-error or race, with no performance points (docs/sanitizer.md)");
-  auto* no_sanitize = app.add_flag("--no-sanitize", cli.no_sanitize, "no compute-sanitizer runs (the default)");
-  no_sanitize->excludes(sanitize);
+  app.add_flag("--sanitize", cli.sanitize,
+               "after the checks, run each passing one on small shapes under compute-sanitizer with the tools the "
+               "lab's manifest names, one run after another; a finding is status memory-error or race, with no "
+               "performance points (off by default: docs/sanitizer.md)");
   app.add_option("--sanitizer", cli.sanitizer,
                  "compute-sanitizer to use with --sanitize (default: from PATH, $CUDA_HOME/bin or "
-                 "/usr/local/cuda/bin)")
-      ->excludes(no_sanitize);
+                 "/usr/local/cuda/bin)");
   app.add_flag("--concepts", cli.concepts,
                "after each passing check, run the manifest's concept checks: hardware counters through Nsight Compute "
                "(ncu), instructions in the SASS (cuobjdump), figures of the timed run; informative unless the "
@@ -320,8 +317,7 @@ int run(int argc, char** argv) {
   options.progress = [](const std::string& what) { fmt::print(stderr, "  {} ...\n", what); };
   // Off unless asked: one compute-sanitizer run after another costs more than the grade itself, and runs at once
   // hung on an H200 (docs/sanitizer.md).
-  if (!cli.no_sanitize && (cli.sanitize || !cli.sanitizer.empty()))
-    options.sanitizer = locate_sanitizer(cli.sanitizer, "grade");
+  if (cli.sanitize || !cli.sanitizer.empty()) options.sanitizer = locate_sanitizer(cli.sanitizer, "grade");
   if (cli.concepts || !cli.ncu.empty() || !cli.cuobjdump.empty())
     options.concepts = locate_concept_tools(cli, usable, manifests);
   options.warn = [](const std::string& what) { fmt::print(stderr, "grade: {}\n", what); };

@@ -123,17 +123,8 @@ struct GradeRun {
 
 using Env = std::vector<std::pair<std::string, std::string>>;
 
-/// True when `args` names one of the sanitizer's options (--sanitize, --sanitizer, --no-sanitize).
-inline bool names_sanitizer(const std::vector<std::string>& args) {
-  return std::any_of(args.begin(), args.end(), [](const std::string& a) {
-    return a == "--sanitize" || a == "--sanitizer" || a == "--no-sanitize";
-  });
-}
-
 /// Runs `grade ARGS` against the fake lab: its labs and bin dirs, a work dir and a results file inside `dir`, each
-/// unless ARGS names that option itself, and --no-sanitize unless ARGS names a sanitizer option: the self-check
-/// sanitizes by default, and the GPU machine, where these tests run too, has a compute-sanitizer that would wrap the
-/// fake lab. With `bare`, ARGS is the whole command line.
+/// unless ARGS names that option itself. With `bare`, ARGS is the whole command line.
 inline GradeRun run_grade(const TempDir& dir, std::vector<std::string> args, Env env = {}, bool bare = false) {
   grader::ProcessOptions options;
   options.argv = {GRADE_EXE};
@@ -145,7 +136,6 @@ inline GradeRun run_grade(const TempDir& dir, std::vector<std::string> args, Env
     for (const auto& [option, value] : defaults) {
       if (std::find(args.begin(), args.end(), option) == args.end()) options.argv.insert(options.argv.end(), {option, value});
     }
-    if (!names_sanitizer(args)) options.argv.push_back("--no-sanitize");
   }
   options.argv.insert(options.argv.end(), args.begin(), args.end());
   // Unset unless the test sets it: the fake must not see the mode of a test that ran before.

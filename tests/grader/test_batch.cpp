@@ -57,14 +57,11 @@ struct FakeClass {
 
   void student(const std::string& path, const std::string& text) { write_text(submissions / path, text + "\n"); }
 
-  // `grade batch` with this class's folders, `extra`, and --no-sanitize unless `extra` names a sanitizer option (a
-  // batch sanitizes by default, and the GPU machine, where these tests run too, has a compute-sanitizer).
   std::vector<std::string> args(std::vector<std::string> extra = {}, std::optional<fs::path> into = {}) const {
     std::vector<std::string> a = {GRADE_EXE, "batch", submissions.string(), "--labs-dir", FAKE_LABS_DIR,
                                   "--recipes", recipes.string(), "--results", into.value_or(results).string(),
                                   "--check-timeout",
                                   "2", "--time-timeout", "5", "--commit", "abc1234"};
-    if (!names_sanitizer(extra)) a.push_back("--no-sanitize");
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   }
@@ -255,7 +252,7 @@ TEST_CASE("grade batch --sanitize runs compute-sanitizer on each student's build
   CHECK_THAT(read_text(log), ContainsSubstring("/work/alice/"));
   CHECK_THAT(read_text(log), ContainsSubstring("check --impl student --exercise copy"));
 
-  // With --no-sanitize (args() adds it where no sanitizer option is named) nothing runs under the tool.
+  // Without --sanitize nothing runs under the tool.
   FakeClass plain;
   plain.student("bob/lab1.cu", "FAKE_LAB_MODE=good");
   fs::remove(log);
@@ -277,7 +274,6 @@ TEST_CASE("grade batch sanitizes only when asked, and says so when the students'
   auto env = c.env();
   env.emplace_back("PATH", tool.parent_path().string() + ":" + (path ? path : "/usr/bin:/bin"));
   auto argv = c.args();
-  argv.erase(std::find(argv.begin(), argv.end(), "--no-sanitize"));  // as an instructor types it
   const auto copy = [&] { return c.student_file("alice").at("runs").at(0).at("labs").at(0).at("exercises").at(0); };
 
   auto r = run(argv, env);

@@ -42,8 +42,7 @@ inline constexpr int kSanitizerFoundExit = 86;
 /// `cuda_home`/bin (CUDA_HOME), else /usr/local/cuda/bin. nullopt when none has it.
 std::optional<std::filesystem::path> find_compute_sanitizer(std::string_view path_env, std::string_view cuda_home);
 
-/// The sanitizer of `grade` and `grade batch` (`--sanitize`, on by default for `grade batch` and `grade --self-check`;
-/// `--sanitizer GIVEN`): the file GIVEN, or compute-sanitizer found from
+/// `--sanitize` / `--sanitizer GIVEN` of `grade` and `grade batch`: the file GIVEN, or compute-sanitizer found from
 /// this process's PATH and CUDA_HOME (find_compute_sanitizer). nullopt when there is none, said once on stderr by
 /// `who` ("grade", "grade batch"): grading goes on without it.
 std::optional<std::filesystem::path> locate_sanitizer(const std::string& given, std::string_view who);
