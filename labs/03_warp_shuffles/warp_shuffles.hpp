@@ -55,8 +55,8 @@ LAB03_HOST_DEVICE constexpr int broadcast_source(std::int64_t g, int rep, int la
 
 /// broadcast_source(g, rep + 1, lanes) from `source` = broadcast_source(g, rep, lanes), without a division: the test
 /// kernel steps through its repetitions with it. (A 64-bit remainder per repetition, computed in software since the
-/// GPU has no integer divider, cost the test kernel 1.2 ms of warp_allreduce's 1.98 ms on the course's H200, which
-/// no student could remove and which squeezed the grading scale.)
+/// GPU has no integer divider, held the reference of warp_allreduce at 1.98 ms on the course's H200, 1.32 ms without
+/// it: time no student could remove, which squeezed the grading scale; results/2026-11-23-h200-37f2feb.)
 LAB03_HOST_DEVICE constexpr int next_broadcast_source(int source, int lanes) {
   source += 5;
   while (source >= lanes) source -= lanes;  // at most 5 times (lanes >= 1); once when lanes >= 5
