@@ -13,7 +13,8 @@
 # `grade --concepts` on labs 1, 2, 3 and 6: docs/concepts.md), `exploits` (every file of tests/exploits graded as a
 # student of its own by `grade batch`: refusals and grades in exploits.json, each against its first line's verdict in
 # exploits-verdicts.txt), `class` (CLASS_STUDENTS students, default 3, each handing in every lab's reference, graded
-# by `grade batch`: class-rate.txt, with the steady-state rate), `experiments` (each experiments/NAME/bench.cu, a GPU
+# by `grade batch`: class-rate.txt, with the steady-state rate; CLASS_KILL_AFTER=S kills the batch with kill -9 after S
+# seconds and starts it again: class-resume.txt), `experiments` (each experiments/NAME/bench.cu, a GPU
 # experiment of its own, built with nvcc and run: NAME.json), or `all` (default). Every phase after `tests` uses the build directory that `tests` left,
 # or makes one.
 # The phases exist because one command on the lent GPU machine may run 10 minutes at most, and the machine stays
@@ -238,18 +239,42 @@ for i in $(seq 1 "$n"); do
   done
 done
 start=$(date +%s.%N)
+if [ -n "${CLASS_KILL_AFTER:-}" ]; then
+  # Killed outright mid-way (kill -9 of the batch and everything it started) and started again: what was recorded is
+  # kept, nothing is graded twice (the second run says how many it found recorded), and every student ends recorded.
+  (cd "$build" && exec setsid ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit") \
+    >"$out/class-killed.txt" 2>&1 &
+  killed=$!
+  sleep "$CLASS_KILL_AFTER"
+  kill -9 -- "-$killed" 2>/dev/null
+  wait "$killed" 2>/dev/null
+  before=$(ls "$sub"/results/students/*.json 2>/dev/null | wc -l)
+  echo "killed with kill -9 after ${CLASS_KILL_AFTER} s: $before of $n students recorded" | tee "$out/class-resume.txt"
+fi
+touch "$sub/restart"  # the records of this run are newer: the rates below are measured on them alone
+graded=$(( n - ${before:-0} ))
+start=$(date +%s.%N)
 (cd "$build" && ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit") \
   >"$out/class.txt" 2>&1 || status=1
 end=$(date +%s.%N)
+if [ -n "${CLASS_KILL_AFTER:-}" ]; then
+  grep -m1 'recorded before' "$out/class.txt" | tee -a "$out/class-resume.txt"
+  after=$(ls "$sub"/results/students/*.json 2>/dev/null | wc -l)
+  echo "after the restart: $after of $n students recorded" | tee -a "$out/class-resume.txt"
+  grep -q "($before recorded before" "$out/class.txt" && [ "$after" -eq "$n" ] || { echo "resume FAILED"; status=1; }
+fi
 cp "$sub/results/class.json" "$out/class.json" 2>/dev/null
-awk -v n="$n" -v s="$start" -v e="$end" 'BEGIN { w = e - s; printf "%d students, every lab, graded in %.1f s: %.1f s a student, 100 students in %.2f h at that rate (goal: under 2 h on one H200)\n", n, w, w / n, 100 * w / n / 3600 }' |
+awk -v n="$graded" -v s="$start" -v e="$end" 'BEGIN { w = e - s; printf "%d students, every lab, graded in %.1f s: %.1f s a student, 100 students in %.2f h at that rate (goal: under 2 h on one H200, proportionally less on more)\n", n, w, w / n, 100 * w / n / 3600 }' |
   tee "$out/class-rate.txt"
-# The steady state: the first student also waits for its own builds, which later students' builds hide behind the
-# grading of the one before; from the first student's record to the last's is (n - 1) students at the class's pace.
-first=$(ls -tr "$sub"/results/students/*.json 2>/dev/null | head -1)
+# The steady state: the first students also wait for their own builds, which later students' builds hide behind the
+# grading of the ones before. With w GPUs (one worker each) the first w records come together, and from the first
+# record to the last, n - w students are graded at the class's pace.
+w=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+[ "$w" -ge 1 ] || w=1
+first=$(ls -tr $(find "$sub/results/students" -name '*.json' -newer "$sub/restart") 2>/dev/null | head -1)
 last=$(ls -t "$sub"/results/students/*.json 2>/dev/null | head -1)
-if [ "$n" -gt 1 ] && [ -n "$first" ]; then
-  awk -v n="$n" -v a="$(date -r "$first" +%s.%N)" -v b="$(date -r "$last" +%s.%N)" -v f="$start" 'BEGIN { p = (b - a) / (n - 1); printf "steady state: %.1f s a student after the first (recorded %.1f s after the start), 100 students in %.2f h\n", p, a - f, (a - f + 99 * p) / 3600 }' |
+if [ "$graded" -gt "$w" ] && [ -n "$first" ]; then
+  awk -v n="$graded" -v w="$w" -v a="$(date -r "$first" +%s.%N)" -v b="$(date -r "$last" +%s.%N)" -v f="$start" 'BEGIN { p = (b - a) / (n - w); printf "steady state on %d GPU(s): %.1f s a student after the first (recorded %.1f s after the start), 100 students in %.2f h\n", w, p, a - f, (a - f + (100 - w) * p) / 3600 }' |
     tee -a "$out/class-rate.txt"
 fi
 fi
