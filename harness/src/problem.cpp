@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -105,6 +106,22 @@ bool& host_only() {
 
 void set_host_only(bool on) { host_only() = on; }
 
+namespace {
+double& input_device_total() {
+  static double total = 0;
+  return total;
+}
+/// Adds the seconds from its construction to its destruction to input_device_seconds().
+struct InputDeviceTimer {
+  std::chrono::steady_clock::time_point began = std::chrono::steady_clock::now();
+  ~InputDeviceTimer() {
+    input_device_total() += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  }
+};
+}  // namespace
+
+double input_device_seconds() { return input_device_total(); }
+
 void map_next_buffers(std::vector<BufferHandle> handles) {
   for (const auto& h : handles_to_map())  // left by a problem that failed half-way: nothing will map them
     if (h.fd >= 0) ::close(h.fd);
@@ -198,6 +215,7 @@ void Buffer::upload(const void* host) {
     return;
   }
   if (!on_device()) return;  // host only (set_host_only): the values stay on the host
+  const InputDeviceTimer timer;
   CUDA_CHECK(cudaMemcpy(raw_data(), host, bytes_, cudaMemcpyHostToDevice));
   // From pageable memory cudaMemcpy may return before the DMA has landed; a kernel launched next on another stream
   // would read a half-written input (seen on an H200: wrong sums at 4099 elements). Wait for it.
@@ -319,6 +337,7 @@ void Input<T>::set_random(RandomValues values) {
       return;
     }
     if (!on_device()) return;
+    const InputDeviceTimer timer;
     random_on_device(recipe, recipe.seed, static_cast<float*>(raw_data()), host_.size());
     pristine_ = DeviceBuffer<T>(host_.size());
     CUDA_CHECK(cudaMemcpy(pristine_.get(), data(), host_.size() * sizeof(T), cudaMemcpyDeviceToDevice));

@@ -159,6 +159,11 @@ class Buffer {
 /// memory get their shared memory, not page-locked. No CUDA call may run then.
 void set_host_only(bool on);
 
+/// Seconds this process has spent, so far, putting inputs on the GPU (uploads, values made again on the GPU from their
+/// recipe, pristine copies), all Buffers together: `labN time` reports it as the device part of its "generate" phase,
+/// the rest being the lab's host work (its inputs and CPU reference).
+double input_device_seconds();
+
 /// How a runner maps one of the referee's buffers.
 struct BufferHandle {
   std::string ipc;  ///< device memory: the CUDA IPC handle (cudaIpcMemHandle_t's bytes)

@@ -92,11 +92,16 @@ int time(const TimeRequest& request) {
     phases[name] = std::chrono::duration<double>(now - last).count();
     last = now;
   };
+  CUDA_CHECK(cudaFree(nullptr));  // the CUDA context, made here and timed on its own
+  phase_done("context");
   const DeviceInfo device = device_info();
   Stream stream;
   auto problem = spec->make(shape);
   phase_done("setup");
+  // The lab's generate(): its host work (inputs, CPU reference) and, within it, the inputs' trip to the GPU.
+  const double device_before = input_device_seconds();
   problem->generate(request.seed);
+  phases["generate_device"] = input_device_seconds() - device_before;
   phase_done("generate");
   const Work work = problem->work();
   const bool memory = spec->bound == Bound::memory;
