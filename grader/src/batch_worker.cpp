@@ -66,6 +66,8 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
   RunRecord record{"student", 1, {}};
   std::vector<std::string> errors;
   bool any_graded = false;
+  std::vector<LabToGrade> labs;
+  std::vector<std::string> unbuilt;  // per lab: why it was not built, or empty
   for (const auto& lab : setup.labs) {
     const int number = lab.lab->number;
     json entry;
@@ -85,16 +87,23 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
         if (info.kind == InfoOutcome::Kind::kNoGpu) return 3;
         if (info.kind == InfoOutcome::Kind::kOk) report.machine = info.info;
       }
-      record.labs.push_back(grade_lab(*lab.lab, lab.manifest, options));
       any_graded = true;
-      continue;
+      unbuilt.emplace_back();
+    } else {
+      // Not built: the lab's row as grade_lab() gives it for a missing binary (no-binary, no points), saying why.
+      options.bin_dir = work / "none";
+      unbuilt.push_back(entry.at("message").get<std::string>());
     }
-    // Not built: the lab's row as grade_lab() gives it for a missing binary (no-binary, no points), saying why.
-    options.bin_dir = work / "none";
-    LabResult result = grade_lab(*lab.lab, lab.manifest, options);
-    result.message = entry.at("message").get<std::string>();
-    for (auto& x : result.exercises) x.message = result.message;
-    errors.push_back(setup.single_lab ? result.message : fmt::format("lab{}: {}", number, result.message));
+    labs.push_back({lab.lab, &lab.manifest, std::move(options)});
+  }
+  // Every lab's checks at once, then each lab's timed runs (grade_labs()).
+  for (LabResult& result : grade_labs(labs, {})) {
+    const std::string& why = unbuilt[record.labs.size()];
+    if (!why.empty()) {
+      result.message = why;
+      for (auto& x : result.exercises) x.message = why;
+      errors.push_back(setup.single_lab ? why : fmt::format("lab{}: {}", result.number, why));
+    }
     record.labs.push_back(std::move(result));
   }
   json error = nullptr;

@@ -1,6 +1,7 @@
 #include "grader/lab_run.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <charconv>
 #include <cmath>
 #include <csignal>
@@ -157,47 +158,53 @@ class ExerciseGrader {
               ("lab" + std::to_string(lab.number))),
         given_seeds_(options.seeds.empty() ? std::vector<std::uint64_t>{} : parse_seeds(options.seeds)) {}
 
-  ExerciseResult grade(const ExerciseSpec& spec) {
-    std::vector<ExerciseResult> xs{start(spec)};
-    tell(fmt::format("lab{} {}: check ({})", lab_.number, xs[0].name, options_.impl));
-    std::vector<bool> passed{checked(xs[0], run_process(check_process(xs[0])))};
-    sanitize(xs, passed);
-    return finish(std::move(xs[0]), spec, passed[0]);
-  }
-
-  /// Every exercise of `specs`, their checks run at once (none is timed, and each is a process of its own with its
-  /// own GPU context), then the sanitizer runs of every exercise whose check passed, one after another
-  /// (sanitize()), then each exercise's timed run and concept checks one after another, after every check and
-  /// sanitizer run has ended: no timed run shares the GPU. A check that failed for a reason another process on the
-  /// GPU could cause (a crash, a CUDA error such as running out of memory, unusable results) is run again alone, so
-  /// one exercise's greed cannot cost another its points. A time-out is not: the GPU is shared in time slices, and
-  /// the limits are minutes where checks take seconds.
-  std::vector<ExerciseResult> grade_all(const std::vector<const ExerciseSpec*>& specs) {
-    if (specs.size() <= 1) return specs.empty() ? std::vector<ExerciseResult>{} : std::vector{grade(*specs.front())};
-    std::vector<ExerciseResult> xs;
+  /// The check runs of every exercise of `specs` (what they are for kept for finish_checks()), to be run at once, with other
+  /// labs' checks too (grade_labs()): none is timed, and each is a process of its own with its own GPU context.
+  std::vector<ProcessOptions> plan_checks(const std::vector<const ExerciseSpec*>& specs) {
+    specs_ = specs;
+    xs_.clear();
     std::vector<ProcessOptions> checks;
     std::string names;
     for (const auto* spec : specs) {
-      xs.push_back(start(*spec));
-      checks.push_back(check_process(xs.back()));
+      xs_.push_back(start(*spec));
+      checks.push_back(check_process(xs_.back()));
       names += (names.empty() ? "" : ", ") + spec->name;
     }
-    tell(fmt::format("lab{} {}: checks at once ({})", lab_.number, names, options_.impl));
-    const auto runs = run_processes(checks);
-    std::vector<bool> passed(specs.size());
-    for (std::size_t i = 0; i < specs.size(); ++i) {
-      ExerciseResult& x = xs[i];
-      passed[i] = checked(x, runs[i]);
-      if (passed[i] || (x.status != Status::kCrash && x.status != Status::kCudaError && x.status != Status::kBadOutput))
+    if (!specs.empty()) tell(fmt::format("lab{} {}: check ({})", lab_.number, names, options_.impl));
+    return checks;
+  }
+
+  /// After plan_checks()'s runs (`runs`, in the same order; `alone`: each ran with no other process on the GPU):
+  /// reads the checks, then the sanitizer runs of every exercise whose check passed, one after another (sanitize()),
+  /// then each exercise's timed run and concept checks one after another, after every check and sanitizer run has
+  /// ended: no timed run shares the GPU. A check that failed for a reason another process on the GPU could cause (a
+  /// crash, a CUDA error such as running out of memory, unusable results) is run again alone, so one exercise's greed
+  /// cannot cost another its points. A time-out is not: the GPU is shared in time slices, and the limits are minutes
+  /// where checks take seconds.
+  std::vector<ExerciseResult> finish_checks(const std::vector<ProcessResult>& runs, bool alone) {
+    std::vector<bool> passed(xs_.size());
+    for (std::size_t i = 0; i < xs_.size(); ++i) {
+      ExerciseResult& x = xs_[i];
+      passed[i] = checked(x, runs.at(i));
+      if (passed[i] || alone ||
+          (x.status != Status::kCrash && x.status != Status::kCudaError && x.status != Status::kBadOutput))
         continue;
       tell(fmt::format("lab{} {}: check again, alone ({})", lab_.number, x.name, options_.impl));
-      x = start(*specs[i]);
+      x = start(*specs_[i]);
       passed[i] = checked(x, run_process(check_process(x)));
     }
-    sanitize(xs, passed);
+    sanitize(xs_, passed);
     std::vector<ExerciseResult> graded;
-    for (std::size_t i = 0; i < specs.size(); ++i) graded.push_back(finish(std::move(xs[i]), *specs[i], passed[i]));
+    for (std::size_t i = 0; i < xs_.size(); ++i) graded.push_back(finish(std::move(xs_[i]), *specs_[i], passed[i]));
+    xs_.clear();
     return graded;
+  }
+
+  /// Every exercise of `specs`: their checks at once (one alone runs alone), then finish_checks().
+  std::vector<ExerciseResult> grade_all(const std::vector<const ExerciseSpec*>& specs) {
+    const auto checks = plan_checks(specs);
+    if (checks.size() == 1) return finish_checks({run_process(checks.front())}, true);
+    return finish_checks(run_processes(checks), false);
   }
 
  private:
@@ -578,6 +585,8 @@ class ExerciseGrader {
   std::string binary_;
   std::filesystem::path work_;
   std::vector<std::uint64_t> given_seeds_;
+  std::vector<const ExerciseSpec*> specs_;  // plan_checks() to finish_checks(): the exercises and their results
+  std::vector<ExerciseResult> xs_;
 };
 
 }  // namespace
@@ -801,7 +810,11 @@ TimeFile parse_time_results(std::string_view text, bool student_only) {
   return f;
 }
 
-LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOptions& options) {
+namespace {
+
+// A lab's result before any exercise runs: its header, and for a missing binary every exercise as no-binary.
+LabResult lab_header(const LabEntry& lab, const Manifest& manifest, const GradeOptions& options,
+                     std::vector<const ExerciseSpec*>& specs) {
   LabResult r;
   r.number = lab.number;
   r.id = lab.id;
@@ -814,14 +827,9 @@ LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOp
   if (!r.built) r.message = not_built_message(lab.number);
 
   if (!options.seeds.empty()) parse_seeds(options.seeds);  // a bad list is the caller's error, even unbuilt
-  std::vector<const ExerciseSpec*> specs;
   for (const auto& spec : manifest.exercises)
     if (options.exercise.empty() || spec.name == options.exercise) specs.push_back(&spec);
-  if (r.built) {
-    ExerciseGrader grader(lab, manifest, options, r.check_timeout_s, r.time_timeout_s);
-    r.exercises = grader.grade_all(specs);
-    return r;
-  }
+  if (r.built) return r;
   for (const auto* each : specs) {
     const auto& spec = *each;
     ExerciseResult x;
@@ -833,6 +841,56 @@ LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOp
     r.exercises.push_back(std::move(x));
   }
   return r;
+}
+
+}  // namespace
+
+LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOptions& options) {
+  std::vector<const ExerciseSpec*> specs;
+  LabResult r = lab_header(lab, manifest, options, specs);
+  if (!r.built) return r;
+  ExerciseGrader grader(lab, manifest, options, r.check_timeout_s, r.time_timeout_s);
+  r.exercises = grader.grade_all(specs);
+  return r;
+}
+
+std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done) {
+  // Every lab's header first (a bad seed list throws here, before anything runs), then every check of every built
+  // lab at once, then each lab's sanitizer, timed and concept runs, lab after lab.
+  std::vector<LabResult> results;
+  std::vector<std::vector<const ExerciseSpec*>> specs(labs.size());
+  std::vector<std::unique_ptr<ExerciseGrader>> graders(labs.size());
+  std::vector<ProcessOptions> checks;
+  std::vector<std::size_t> first_check(labs.size(), 0);
+  const auto began = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    const LabToGrade& l = labs[i];
+    results.push_back(lab_header(*l.lab, *l.manifest, l.options, specs[i]));
+    first_check[i] = checks.size();
+    if (!results.back().built) continue;
+    graders[i] = std::make_unique<ExerciseGrader>(*l.lab, *l.manifest, l.options, results.back().check_timeout_s,
+                                                  results.back().time_timeout_s);
+    for (auto& p : graders[i]->plan_checks(specs[i])) checks.push_back(std::move(p));
+  }
+  // At most kChecksAtOnce at a time: each check and its runner hold a CUDA context of their own (some hundred MB of
+  // GPU memory each), and a GPU smaller than the course's may be grading every lab.
+  constexpr std::size_t kChecksAtOnce = 12;
+  const std::vector<ProcessResult> runs = checks.size() == 1 ? std::vector{run_process(checks.front())}
+                                                             : run_processes(checks, kChecksAtOnce);
+  auto last = began;
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    LabResult& r = results[i];
+    if (graders[i]) {
+      const auto from = runs.begin() + static_cast<std::ptrdiff_t>(first_check[i]);
+      r.exercises = graders[i]->finish_checks({from, from + static_cast<std::ptrdiff_t>(specs[i].size())},
+                                              checks.size() == 1);
+    }
+    const auto now = std::chrono::steady_clock::now();
+    r.wall_s = std::chrono::duration<double>(now - last).count();
+    last = now;
+    if (done) done(r);
+  }
+  return results;
 }
 
 }  // namespace grader

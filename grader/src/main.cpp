@@ -334,19 +334,18 @@ int run(int argc, char** argv) {
       RunRecord record{impl, repeat, {}};
       const auto note = cli.repeat > 1 ? fmt::format("(impl: {}, repeat {} of {})", impl, repeat, cli.repeat)
                                        : fmt::format("(impl: {})", impl);
-      for (const LabEntry* lab : usable) {
-        const Manifest& manifest = manifests.at(lab->number);
-        const auto began = std::chrono::steady_clock::now();
-        auto result = grade_lab(*lab, manifest, options);
-        result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      // Every lab's checks at once, then each lab's timed runs, its table printed as soon as it is graded.
+      std::vector<LabToGrade> labs;
+      for (const LabEntry* lab : usable) labs.push_back({lab, &manifests.at(lab->number), options});
+      grade_labs(labs, [&](LabResult& result) {
         fmt::print("{}\n", format_lab_table(result, note));
         std::fflush(stdout);
         if (cli.self_check) {
-          auto v = self_check_verdicts(result, manifest, impl, repeat);
+          auto v = self_check_verdicts(result, manifests.at(result.number), impl, repeat);
           verdicts.insert(verdicts.end(), v.begin(), v.end());
         }
         record.labs.push_back(std::move(result));
-      }
+      });
       if (everything || record.labs.size() > 1)
         fmt::print("weighted total ({}): {:.1f}% (lab weights from the manifests)\n\n", note,
                    weighted_percent(record.labs));

@@ -95,7 +95,7 @@ ProcessResult not_started(std::string why) {
 
 }  // namespace
 
-std::vector<ProcessResult> run_processes(const std::vector<ProcessOptions>& all) {
+std::vector<ProcessResult> run_processes(const std::vector<ProcessOptions>& all, std::size_t at_most) {
   if (all.size() == 1) return {run_process(all.front())};
   struct Supervisor {
     pid_t pid = -1;
@@ -103,21 +103,24 @@ std::vector<ProcessResult> run_processes(const std::vector<ProcessOptions>& all)
   };
   std::vector<Supervisor> supervisors(all.size());
   std::vector<ProcessResult> results(all.size());
-  std::fflush(nullptr);  // what the caller buffered is printed once, not once more by every fork
   const pid_t caller = ::getpid();
-  for (std::size_t i = 0; i < all.size(); ++i) {
+  // Starts child i's supervisor; false (with the result set) when it could not be started.
+  const auto start = [&](std::size_t i) {
     Supervisor& s = supervisors[i];
     s.file = ::memfd_create("grader-run", MFD_CLOEXEC);
     if (s.file < 0) {
       results[i] = not_started(fmt::format("memfd_create: {}", std::strerror(errno)));
-      continue;
+      return false;
     }
+    std::fflush(nullptr);  // what the caller buffered is printed once, not once more by every fork
     s.pid = ::fork();
     if (s.pid < 0) {
       results[i] = not_started(fmt::format("fork: {}", std::strerror(errno)));
-      continue;
+      ::close(s.file);
+      s.file = -1;
+      return false;
     }
-    if (s.pid > 0) continue;
+    if (s.pid > 0) return true;
     // The supervisor. A caller that dies ends it with SIGTERM, which kill_child_on_interrupt() turns into killing
     // its child's whole group first; the child itself dies with it (run_process gives it PDEATHSIG).
     kill_child_on_interrupt();
@@ -125,19 +128,42 @@ std::vector<ProcessResult> run_processes(const std::vector<ProcessOptions>& all)
     if (::getppid() != caller) std::_Exit(1);
     const bool written = write_result(s.file, run_process(all[i]));
     std::_Exit(written ? 0 : 1);
-  }
-  for (std::size_t i = 0; i < all.size(); ++i) {
+  };
+  // Collects the supervisor that ended with `status`.
+  const auto collect = [&](std::size_t i, int status) {
     Supervisor& s = supervisors[i];
-    if (s.pid > 0) {
+    auto result = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? read_result(s.file) : std::nullopt;
+    const auto why = WIFSIGNALED(status) ? "its supervisor was killed by " + signal_name(WTERMSIG(status))
+                                         : std::string("its supervisor ended without a result");
+    results[i] = result ? std::move(*result) : not_started(why);
+    ::close(s.file);
+    s.file = -1;
+    s.pid = -1;
+  };
+  const std::size_t limit = at_most == 0 ? all.size() : at_most;
+  std::size_t next = 0, running = 0;
+  for (;;) {
+    while (running < limit && next < all.size())
+      if (start(next++)) ++running;
+    if (running == 0) break;
+    // Each of its own supervisors, without blocking (waitpid(-1) would reap a child the caller has elsewhere).
+    bool any = false;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      if (supervisors[i].pid <= 0) continue;
       int status = 0;
-      while (::waitpid(s.pid, &status, 0) < 0 && errno == EINTR) {
+      const pid_t ended = ::waitpid(supervisors[i].pid, &status, WNOHANG);
+      if (ended == 0 || (ended < 0 && errno == EINTR)) continue;
+      if (ended == supervisors[i].pid) {
+        collect(i, status);
+      } else {  // reaped by someone else: its result is lost, and said to be
+        results[i] = not_started(fmt::format("its supervisor could not be waited for: {}", std::strerror(errno)));
+        ::close(supervisors[i].file);
+        supervisors[i] = {};
       }
-      auto result = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? read_result(s.file) : std::nullopt;
-      const auto why = WIFSIGNALED(status) ? "its supervisor was killed by " + signal_name(WTERMSIG(status))
-                                           : std::string("its supervisor ended without a result");
-      results[i] = result ? std::move(*result) : not_started(why);
+      --running;
+      any = true;
     }
-    if (s.file >= 0) ::close(s.file);
+    if (!any) ::usleep(5000);
   }
   return results;
 }

@@ -1,5 +1,6 @@
 #include "cpu_reference.hpp"
 
+#include <harness/parallel.hpp>
 #include <harness/random.hpp>
 
 #include <algorithm>
@@ -33,15 +34,18 @@ std::vector<double> matmul(const std::vector<float>& a, const std::vector<float>
 std::vector<double> matmul_at(const std::vector<float>& a, const std::vector<float>& b, std::int64_t m,
                               std::int64_t n, std::int64_t k, const std::vector<std::size_t>& indices) {
   check_shape(a, b, m, n, k);
-  std::vector<double> c;
-  c.reserve(indices.size());
-  for (std::size_t idx : indices) {
+  for (std::size_t idx : indices)
     if (idx >= static_cast<std::size_t>(m * n)) throw std::out_of_range("matmul_at: index outside C");
-    const std::int64_t i = static_cast<std::int64_t>(idx) / n, j = static_cast<std::int64_t>(idx) % n;
-    double s = 0;
-    for (std::int64_t p = 0; p < k; ++p) s += static_cast<double>(a[i * k + p]) * b[p * n + j];
-    c.push_back(s);
-  }
+  std::vector<double> c(indices.size());
+  // Samples over the host's cores: about 34,000 dot products of length 4096 at the timed shape, in every `time` run.
+  harness::parallel_chunks(indices.size(), 64, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t q = begin; q < end; ++q) {
+      const std::int64_t i = static_cast<std::int64_t>(indices[q]) / n, j = static_cast<std::int64_t>(indices[q]) % n;
+      double s = 0;
+      for (std::int64_t p = 0; p < k; ++p) s += static_cast<double>(a[i * k + p]) * b[p * n + j];
+      c[q] = s;
+    }
+  });
   return c;
 }
 

@@ -469,6 +469,37 @@ TEST_CASE("the checks of a lab run at once, and every check ends before the firs
   CHECK(last_check.base() <= first_time);
 }
 
+TEST_CASE("grading several labs runs every lab's checks before the first timed run of any", "[grader][e2e]") {
+  const TempDir dir;
+  // Two fake labs: the fake binary under two numbers, its manifest in two folders.
+  const auto labs = dir.path / "labs", bin = dir.path / "bin";
+  std::filesystem::create_directories(labs);
+  for (const char* id : {"01_fake", "02_fake"})
+    std::filesystem::copy(std::filesystem::path(FAKE_LABS_DIR) / "01_fake", labs / id,
+                          std::filesystem::copy_options::recursive);
+  std::filesystem::create_directories(bin);
+  for (const char* name : {"lab1", "lab2"})
+    std::filesystem::copy_file(std::filesystem::path(FAKE_BIN_DIR) / "lab1", bin / name);
+  const auto log = dir.path / "calls.log";
+  const auto run = run_grade(dir, {"all", "--labs-dir", labs.string(), "--bin-dir", bin.string()},
+                             {{"FAKE_LAB_CALL_LOG", log.string()}});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.process.exit_code == 0);
+  REQUIRE(run.results.at("runs").at(0).at("labs").size() == 2);
+  std::vector<std::string> calls;
+  std::istringstream lines(grader_test::read_text(log));
+  for (std::string line; std::getline(lines, line);) calls.push_back(line.substr(line.rfind('/') + 1));
+  CAPTURE(calls);
+  const auto first_time = std::find_if(calls.begin(), calls.end(), [](auto& c) { return c.find(" time ") != c.npos; });
+  const auto last_check = std::find_if(calls.rbegin(), calls.rend(), [](auto& c) { return c.find(" check ") != c.npos; });
+  REQUIRE(first_time != calls.end());
+  CHECK(std::count_if(calls.begin(), calls.end(), [](auto& c) { return c.starts_with("lab2 check "); }) == 2);
+  CHECK(last_check.base() <= first_time);
+  // The labs' results are as graded one by one: every exercise ok, lab after lab.
+  for (const auto& lab : run.results.at("runs").at(0).at("labs"))
+    for (const auto& x : lab.at("exercises")) CHECK(x.at("status") == "ok");
+}
+
 TEST_CASE("a check that failed on its own merits is not run again", "[grader][e2e]") {
   const TempDir dir;
   const auto log = dir.path / "calls.log";

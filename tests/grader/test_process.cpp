@@ -292,6 +292,24 @@ TEST_CASE("run_processes runs its children at once and returns each one's result
   CHECK(results[2].results == "result\n");
 }
 
+TEST_CASE("run_processes with a limit runs at most that many children at a time, and all of them", "[grader][process]") {
+  const grader_test::TempDir dir;
+  const auto room = (dir.path / "room").string();
+  std::filesystem::create_directories(room);
+  // Each child enters the room, writes how many it finds there, stays 0.3 s and leaves.
+  std::vector<ProcessOptions> all;
+  for (int i = 0; i < 5; ++i)
+    all.push_back(shell("touch " + room + "/" + std::to_string(i) + "; ls " + room + " | wc -l; sleep 0.3; rm " +
+                        room + "/" + std::to_string(i) + "; exit " + std::to_string(i)));
+  const auto results = grader::run_processes(all, 2);
+  REQUIRE(results.size() == 5);
+  for (int i = 0; i < 5; ++i) {
+    CAPTURE(i, results[i].out, results[i].error);
+    CHECK(results[i].exit_code == i);
+    CHECK(std::stoi(results[i].out) <= 2);
+  }
+}
+
 TEST_CASE("run_processes: one child's clean-up kills its own leftovers, not another child", "[grader][process]") {
   const grader_test::TempDir dir;
   const auto pid_file = dir.path / "pid", marker = dir.path / "marker";

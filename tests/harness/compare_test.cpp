@@ -148,3 +148,30 @@ TEST_CASE("a sum that drops one integer term fails at the test sizes", "[harness
     CHECK(tol < 1.0);
   }
 }
+
+TEST_CASE("ordered_sum over the cores equals one loop in index order, its peak included", "[harness][parallel]") {
+  // A walk that drifts upward through every chunk, with jumps inside chunks, then falls far below zero near the end:
+  // its peak depends on the sum of every chunk before the last, which no chunk's own view of its terms shows.
+  const std::size_t n = (std::size_t{1} << 22) + 7;
+  const std::size_t chunks = harness::parallel_chunk_count(n, 1 << 20);
+  std::vector<double> terms(n);
+  for (std::size_t i = 0; i < n; ++i) terms[i] = (i % 3 == 0) ? -1.0 : 1.0;  // drifts upward
+  terms[n / 3] = -5000;
+  terms[n / 3 + chunks] = 7000;
+  terms[n - 2] = -3e6;
+  double value = 0, abs = 0, peak = 0;
+  for (double t : terms) {
+    value += t;
+    abs += std::fabs(t);
+    peak = std::max(peak, std::fabs(value));
+  }
+  const harness::OrderedSum s = harness::ordered_sum(n, [&](std::size_t i) { return terms[i]; });
+  REQUIRE(s.value == value);
+  REQUIRE(s.abs == abs);
+  REQUIRE(s.peak == peak);
+  // The largest |prefix sum| is the last one (about -1.6e6): a peak taken from each chunk's own prefix sums, without
+  // the chunks before it, would be at most a chunk's drift (n / chunks / 3, under 0.75e6) plus its jumps.
+  REQUIRE(peak > 1.5e6);
+  const harness::OrderedSum empty = harness::ordered_sum(0, [](std::size_t) { return 1.0; });
+  REQUIRE((empty.value == 0 && empty.abs == 0 && empty.peak == 0));
+}

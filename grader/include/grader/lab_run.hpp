@@ -178,6 +178,20 @@ std::string not_built_message(int lab_number);
 /// after every process it started is dead, and rejected (bad-output) where they contradict what was asked for.
 LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOptions& options);
 
+/// One lab for grade_labs(): where it is, its manifest, and how to grade it (kept alive until grade_labs() returns).
+struct LabToGrade {
+  const LabEntry* lab = nullptr;
+  const Manifest* manifest = nullptr;
+  GradeOptions options;
+};
+
+/// Grades several labs as grade_lab() grades one, with every check of every built lab run at once first (checks are
+/// never timed; on an H200 a lab's checks took 1.5-3.5 s, most of it each process's own start and host work), then
+/// each lab's sanitizer, timed and concept runs, lab after lab, so that no timed run shares the GPU. `done` (may be
+/// empty) is called with each lab's result as soon as it is finished, in order. Each result's wall_s is the time
+/// since the previous lab finished (the first lab's includes every lab's checks): they add up to the whole.
+std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done);
+
 /// The comma-separated seeds of `--seeds` ("11,22,33"), duplicates dropped; throws std::invalid_argument if one
 /// is not a non-negative integer or there is none.
 std::vector<std::uint64_t> parse_seeds(std::string_view text);

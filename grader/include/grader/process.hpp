@@ -94,12 +94,13 @@ struct ProcessResult {
 /// Never throws for a misbehaving child.
 ProcessResult run_process(const ProcessOptions& options);
 
-/// Runs every child of `all` at once and returns their results in the same order, with run_process()'s guarantees
-/// for each: each child is watched by a supervisor process of its own (a fork of the caller), so the clean-up after
-/// one child, which kills every child of its supervisor, cannot touch another. The caller must have no other
-/// children meanwhile, and no other threads (it forks). A supervisor that dies gives a result with `started`
-/// false and `error` saying so. Never throws for a misbehaving child.
-std::vector<ProcessResult> run_processes(const std::vector<ProcessOptions>& all);
+/// Runs the children of `all`, at most `at_most` at a time (0: every one at once; a new one starts as soon as one
+/// ends), and returns their results in the same order, with run_process()'s guarantees for each: each child is
+/// watched by a supervisor process of its own (a fork of the caller), so the clean-up after one child, which kills
+/// every child of its supervisor, cannot touch another. The caller must have no other children meanwhile, and no
+/// other threads (it forks). A supervisor that dies gives a result with `started` false and `error` saying so.
+/// Never throws for a misbehaving child.
+std::vector<ProcessResult> run_processes(const std::vector<ProcessOptions>& all, std::size_t at_most = 0);
 
 /// Makes SIGINT, SIGTERM and SIGHUP to the calling process kill the child that run_process() is running (its whole
 /// group) before the caller dies of the signal. Children run in their own process group, so Ctrl-C at the terminal
