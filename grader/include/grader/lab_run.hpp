@@ -186,8 +186,8 @@ struct LabToGrade {
 };
 
 /// Grades several labs as grade_lab() grades one, with every check of every built lab run at once first (checks are
-/// never timed; on an H200 a lab's checks took 1.5-3.5 s, most of it each process's own start and host work), then
-/// each lab's sanitizer, timed and concept runs, lab after lab, so that no timed run shares the GPU. `done` (may be
+/// never timed), then each lab's sanitizer, timed and concept runs, lab after lab, so that no timed run shares the
+/// GPU. On an H200 that saved 1 s of the 19 s seven labs' checks took lab by lab (docs/protocol.md). `done` (may be
 /// empty) is called with each lab's result as soon as it is finished, in order. Each result's wall_s is the time
 /// since the previous lab finished (the first lab's includes every lab's checks): they add up to the whole.
 std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done);
