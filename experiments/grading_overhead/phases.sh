@@ -19,7 +19,8 @@ run() {  # label, command...: one time run, one line
   python3 "$here/phases_line.py" "$label" "$t0" "$t1" "$written" /tmp/phases.json
 }
 for lab in ./lab[0-9]; do
-  for name in $("$lab" list | python3 -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)["exercises"]))'); do
+  names=$("$lab" list | python3 -c 'import json, sys; print(*(e["name"] for e in json.load(sys.stdin)["exercises"]))')
+  for name in $names; do
     run "$(basename "$lab") $name" "$lab" time --impl reference --exercise "$name"
     rm -f /tmp/phases.json
   done

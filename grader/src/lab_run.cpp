@@ -158,8 +158,8 @@ class ExerciseGrader {
               ("lab" + std::to_string(lab.number))),
         given_seeds_(options.seeds.empty() ? std::vector<std::uint64_t>{} : parse_seeds(options.seeds)) {}
 
-  /// The check runs of every exercise of `specs` (what they are for kept for finish_checks()), to be run at once, with other
-  /// labs' checks too (grade_labs()): none is timed, and each is a process of its own with its own GPU context.
+  /// The check runs of every exercise of `specs` (what they are for kept for finish_checks()), to be run at once, with
+  /// other labs' checks too (grade_labs()): none is timed, and each is a process of its own with its own GPU context.
   std::vector<ProcessOptions> plan_checks(const std::vector<const ExerciseSpec*>& specs) {
     specs_ = specs;
     xs_.clear();

@@ -490,8 +490,9 @@ TEST_CASE("grading several labs runs every lab's checks before the first timed r
   std::istringstream lines(grader_test::read_text(log));
   for (std::string line; std::getline(lines, line);) calls.push_back(line.substr(line.rfind('/') + 1));
   CAPTURE(calls);
-  const auto first_time = std::find_if(calls.begin(), calls.end(), [](auto& c) { return c.find(" time ") != c.npos; });
-  const auto last_check = std::find_if(calls.rbegin(), calls.rend(), [](auto& c) { return c.find(" check ") != c.npos; });
+  const auto is = [](const char* what) { return [what](const std::string& c) { return c.find(what) != c.npos; }; };
+  const auto first_time = std::find_if(calls.begin(), calls.end(), is(" time "));
+  const auto last_check = std::find_if(calls.rbegin(), calls.rend(), is(" check "));
   REQUIRE(first_time != calls.end());
   CHECK(std::count_if(calls.begin(), calls.end(), [](auto& c) { return c.starts_with("lab2 check "); }) == 2);
   CHECK(last_check.base() <= first_time);

@@ -292,7 +292,8 @@ TEST_CASE("run_processes runs its children at once and returns each one's result
   CHECK(results[2].results == "result\n");
 }
 
-TEST_CASE("run_processes with a limit runs at most that many children at a time, and all of them", "[grader][process]") {
+TEST_CASE("run_processes with a limit runs at most that many children at a time, and all of them",
+          "[grader][process]") {
   const grader_test::TempDir dir;
   const auto room = (dir.path / "room").string();
   std::filesystem::create_directories(room);

@@ -23,8 +23,8 @@ inline std::size_t parallel_chunk_count(std::size_t n, std::size_t min_chunk) {
 
 /// Splits [0, n) into parallel_chunk_count(n, min_chunk) contiguous chunks and calls `fn(chunk, begin, end)` for each,
 /// chunk k covering elements before chunk k + 1's. Chunk 0 runs on the calling thread, the others on threads of their
-/// own (on the calling thread too, where a thread cannot be started), all joined before it returns; then the first chunk's exception, if any chunk threw, is rethrown. Returns
-/// the number of chunks.
+/// own (on the calling thread too, where a thread cannot be started), all joined before it returns; then the first
+/// chunk's exception, if any chunk threw, is rethrown. Returns the number of chunks.
 template <class F>
 std::size_t parallel_chunks(std::size_t n, std::size_t min_chunk, F&& fn) {
   const std::size_t chunks = parallel_chunk_count(n, min_chunk);
