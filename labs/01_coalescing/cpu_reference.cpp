@@ -33,7 +33,9 @@ std::vector<Sum> column_sums(const std::vector<float>& a, std::int64_t rows, std
   if (static_cast<std::int64_t>(a.size()) != rows * cols) throw std::invalid_argument("column_sums: bad shape");
   std::vector<Sum> sums(static_cast<std::size_t>(cols));
   // Each core takes a band of columns and walks it row by row: the CPU's own coalescing, in index order per column.
-  harness::parallel_chunks(sums.size(), 64, [&](std::size_t, std::size_t begin, std::size_t end) {
+  const std::size_t column_length = std::max<std::size_t>(1, static_cast<std::size_t>(rows));
+  const std::size_t min_columns = std::max<std::size_t>(1, kMinChunk / column_length);
+  harness::parallel_chunks(sums.size(), min_columns, [&](std::size_t, std::size_t begin, std::size_t end) {
     for (std::int64_t r = 0; r < rows; ++r)
       for (std::size_t c = begin; c < end; ++c) {
         const double v = a[static_cast<std::size_t>(r * cols) + c];

@@ -38,7 +38,9 @@ std::vector<double> matmul_at(const std::vector<float>& a, const std::vector<flo
     if (idx >= static_cast<std::size_t>(m * n)) throw std::out_of_range("matmul_at: index outside C");
   std::vector<double> c(indices.size());
   // Samples over the host's cores: about 34,000 dot products of length 4096 at the timed shape, in every `time` run.
-  harness::parallel_chunks(indices.size(), 64, [&](std::size_t, std::size_t begin, std::size_t end) {
+  // At least 2^20 multiply-adds a core, as elsewhere (harness/parallel.hpp).
+  const auto min_samples = std::max<std::size_t>(1, (std::size_t{1} << 20) / static_cast<std::size_t>(k));
+  harness::parallel_chunks(indices.size(), min_samples, [&](std::size_t, std::size_t begin, std::size_t end) {
     for (std::size_t q = begin; q < end; ++q) {
       const std::int64_t i = static_cast<std::int64_t>(indices[q]) / n, j = static_cast<std::int64_t>(indices[q]) % n;
       double s = 0;
