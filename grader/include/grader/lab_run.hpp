@@ -123,7 +123,7 @@ struct LabResult {
   std::string message;          ///< a lab-level problem (not built), else empty
   double check_timeout_s = 0;   ///< the limits used
   double time_timeout_s = 0;
-  double wall_s = 0;            ///< seconds grading the lab took, from first check to last time (set by the caller)
+  double wall_s = 0;            ///< seconds grading the lab took (grade_labs(): since the lab before it ended)
   std::vector<ExerciseResult> exercises;
 
   /// Sum of the exercises' scores.
