@@ -51,8 +51,6 @@ struct Clocks {
   std::vector<double> event, wall;
 };
 
-double median_of(std::vector<double> v) { return summarize(v).median; }
-
 }  // namespace
 
 int time(const TimeRequest& request) {
@@ -280,11 +278,8 @@ int time(const TimeRequest& request) {
                         {"noise_pct", s.noise_pct}, {"samples", s.samples}, {"rate", per_run / (s.median * 1e6)}};
     if (is_ceiling) r["what"] = ceiling->what();
     if (clocks.contains(contenders[i].name)) {
-      const Clocks& c = clocks[contenders[i].name];
-      std::vector<double> gaps;
-      for (std::size_t k = 0; k < c.event.size(); ++k) gaps.push_back(c.wall[k] - c.event[k]);
-      r["event_median_ms"] = median_of(c.event);
-      r["host_gap_ms"] = median_of(gaps);
+      r["event_median_ms"] = median(clocks[contenders[i].name].event);
+      r["host_gap_ms"] = median(gaps_of(contenders[i].name));
     }
     out["runners"][contenders[i].name] = r;
   }
