@@ -14,14 +14,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                                                  \
-  do {                                                                                               \
-    cudaError_t e_ = (call);                                                                         \
-    if (e_ != cudaSuccess) {                                                                         \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));     \
-      std::exit(1);                                                                                  \
-    }                                                                                                \
-  } while (0)
+#include "../cuda_check.cuh"
 
 constexpr std::int64_t kN = std::int64_t{1} << 26;  // lab 07's timed shape: 256 MiB each way
 constexpr int kMaxStreams = 8, kMaxChunks = 512;
