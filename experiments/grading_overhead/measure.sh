@@ -5,6 +5,7 @@
 # root with a built BUILD_DIR (default /tmp/course-build); prints one line per run.
 #   experiments/grading_overhead/measure.sh
 set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_DIR:-/tmp/course-build}
 cd "$build" || exit 1
 echo "== machine"
@@ -16,26 +17,7 @@ local_cpus=$(cat "/sys/bus/pci/devices/${gpu_bus#0000}/local_cpulist" 2>/dev/nul
              cat "/sys/bus/pci/devices/$gpu_bus/local_cpulist" 2>/dev/null)
 echo "GPU $gpu_bus: local CPUs ${local_cpus:-unknown}, NUMA node $(cat /sys/bus/pci/devices/$gpu_bus/numa_node 2>/dev/null)"
 
-# One `time` run: its wall clock split into start (exec to the first phase), the phases, and exit (results written
-# to process gone).
-run() {
-  local label=$1; shift
-  local t0 t1 written
-  t0=$(date +%s.%N)
-  "$@" --results /tmp/measure.json >/dev/null 2>&1
-  t1=$(date +%s.%N)
-  written=$(stat -c %.9Y /tmp/measure.json)
-  python3 - "$label" "$t0" "$t1" "$written" <<'PY'
-import json, sys
-label, t0, t1, written = sys.argv[1], *map(float, sys.argv[2:])
-j = json.load(open("/tmp/measure.json"))
-ph = j.get("phases_s", {})
-r = j.get("runners", {})
-med = " ".join(f"{k} {v['median_ms']:.3f}±{v['noise_pct']:.1f}%" for k, v in r.items() if k in ("student", "reference", "baseline"))
-print(f"{label}: wall {t1-t0:.2f} s = before results {written-t0:.2f} (phases {sum(ph.values()):.2f}: "
-      + ", ".join(f"{k} {v:.2f}" for k, v in ph.items()) + f") + exit {t1-written:.2f}; {med}")
-PY
-}
+source "$here/timed_run.sh"  # run LABEL COMMAND...: one `time` run, one line
 echo "== lab 1 scale, 2^28: plain malloc, then glibc.malloc.hugetlb=1 (THP for malloc's large chunks)"
 for i in 1 2; do
   run "plain  " ./lab1 time --impl reference --exercise scale --max-seconds 1

@@ -9,20 +9,11 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_DIR:-/tmp/course-build}
 cd "$build" || exit 1
-run() {  # label, command...: one time run, one line
-  local label=$1; shift
-  local t0 t1 written
-  t0=$(date +%s.%N)
-  "$@" --results /tmp/phases.json >/dev/null 2>&1
-  t1=$(date +%s.%N)
-  written=$(stat -c %.9Y /tmp/phases.json 2>/dev/null || echo "$t1")
-  python3 "$here/phases_line.py" "$label" "$t0" "$t1" "$written" /tmp/phases.json
-}
+source "$here/timed_run.sh"
 for lab in ./lab[0-9]; do
   names=$("$lab" list | python3 -c 'import json, sys; print(*(e["name"] for e in json.load(sys.stdin)["exercises"]))')
   for name in $names; do
     run "$(basename "$lab") $name" "$lab" time --impl reference --exercise "$name"
-    rm -f /tmp/phases.json
   done
 done
 [ -x ./lab3 ] && CUDA_MODULE_LOADING=EAGER run "lab3 warp_sum EAGER" ./lab3 time --impl reference --exercise warp_sum
