@@ -13,7 +13,8 @@
 # `grade --concepts` on labs 1, 2, 3 and 6: docs/concepts.md), `exploits` (every file of tests/exploits graded as a
 # student of its own by `grade batch`: refusals and grades in exploits.json, each against its first line's verdict in
 # exploits-verdicts.txt), `class` (CLASS_STUDENTS students, default 3, each handing in every lab's reference, graded
-# by `grade batch`: class-rate.txt, with the steady-state rate; CLASS_KILL_AFTER=S kills the batch with kill -9 after S
+# by `grade batch`: class-rate.txt, with the steady-state rate, and class-ratios.txt, the largest student/reference
+# time ratios; CLASS_KILL_AFTER=S kills the batch with kill -9 after S
 # seconds and starts it again: class-resume.txt), `experiments` (each experiments/NAME/bench.cu, a GPU
 # experiment of its own, built with nvcc and run: NAME.json), or `all` (default). Every phase after `tests` uses the build directory that `tests` left,
 # or makes one.
@@ -264,6 +265,8 @@ if [ -n "${CLASS_KILL_AFTER:-}" ]; then
   grep -q "($before recorded before" "$out/class.txt" && [ "$after" -eq "$n" ] || { echo "resume FAILED"; status=1; }
 fi
 cp "$sub/results/class.json" "$out/class.json" 2>/dev/null
+# Every student handed in the reference: how far its timed runs strayed from the reference's in the same process.
+python3 "$root/scripts/class_ratios.py" "$out/class.json" >"$out/class-ratios.txt" 2>&1 || status=1
 awk -v n="$graded" -v s="$start" -v e="$end" 'BEGIN { w = e - s; printf "%d students, every lab, graded in %.1f s: %.1f s a student, 100 students in %.2f h at that rate (goal: under 2 h on one H200, proportionally less on more)\n", n, w, w / n, 100 * w / n / 3600 }' |
   tee "$out/class-rate.txt"
 # The steady state: the first students also wait for their own builds, which later students' builds hide behind the
