@@ -329,8 +329,17 @@ class ExerciseGrader {
         if (!passed[i]) break;
         tell(fmt::format("lab{} {}: compute-sanitizer {} ({})", lab_.number, xs[i].name, to_string(tool),
                          options_.impl));
-        const auto run = run_process(sanitizer_process(xs[i], tool));
+        auto run = run_process(sanitizer_process(xs[i], tool));
         xs[i].wall_s += run.wall_s;
+        if (run.timed_out && run.survivors == 0) {
+          // The tool itself hangs now and then where the same run ends in seconds every other time (lab 6's stub
+          // under racecheck on an H200, results/2026-11-24-h200-2aa2391), and the check it wraps has already passed
+          // in its own time limit: once more before a time-out costs the student anything.
+          tell(fmt::format("lab{} {}: compute-sanitizer {} did not end in {:g} s; once more", lab_.number,
+                           xs[i].name, to_string(tool), manifest_.sanitize_timeout_s));
+          run = run_process(sanitizer_process(xs[i], tool));
+          xs[i].wall_s += run.wall_s;
+        }
         passed[i] = sanitized(xs[i], tool, run);
       }
   }
@@ -339,7 +348,7 @@ class ExerciseGrader {
   ProcessOptions sanitizer_process(const ExerciseResult& x, SanitizerTool tool) const {
     auto p = process(sanitizer_command(*options_.sanitizer, tool, binary_, options_.impl, x.name,
                                        x.seeds.empty() ? 1 : x.seeds.front()),
-                     kSanitizeTimeoutS);
+                     manifest_.sanitize_timeout_s);
     p.results_pipe = false;
     return p;
   }
@@ -354,8 +363,8 @@ class ExerciseGrader {
     if (!run.started) return fail(x, Status::kCrash, fmt::format("compute-sanitizer could not start: {}", run.error));
     if (run.timed_out)
       return fail(x, Status::kTimeout,
-                  fmt::format("compute-sanitizer {} hung on the small shapes: killed after {:g} s", name,
-                              kSanitizeTimeoutS));
+                  fmt::format("compute-sanitizer {} hung on the small shapes twice: killed after {:g} s each time", name,
+                              manifest_.sanitize_timeout_s));
     const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
     if (report.found()) {
       const auto first = report.first_finding.empty() ? fmt::format("ERROR SUMMARY: {} errors", report.errors)

@@ -201,9 +201,10 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
   if (root.contains("timeouts")) {
     const json& timeouts = root.at("timeouts");
     if (!timeouts.is_object()) in.fail("timeouts", "must be an object like {\"check_s\": 120, \"time_s\": 300}");
-    in.only_known(timeouts, "timeouts", {"check_s", "time_s"});
+    in.only_known(timeouts, "timeouts", {"check_s", "time_s", "sanitize_s"});
     m.check_timeout_s = in.number(timeouts, "check_s", "timeouts.check_s", 120.0, 0, true);
     m.time_timeout_s = in.number(timeouts, "time_s", "timeouts.time_s", 300.0, 0, true);
+    m.sanitize_timeout_s = in.number(timeouts, "sanitize_s", "timeouts.sanitize_s", kSanitizeTimeoutS, 0, true);
   }
   if (root.contains("rules")) {
     const json& rules = root.at("rules");

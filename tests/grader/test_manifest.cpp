@@ -18,7 +18,7 @@ using grader::StubKind;
 
 TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   const auto m = parse_manifest(R"({"title": "Memory coalescing", "weight": 2.5,
-      "timeouts": {"check_s": 60, "time_s": 200}, "sampling_s": 1.5, "full_marks_at": 1.25,
+      "timeouts": {"check_s": 60, "time_s": 200, "sanitize_s": 90}, "sampling_s": 1.5, "full_marks_at": 1.25,
       "exercises": [{"name": "scale", "correctness_points": 4, "performance_points": 6, "stub": "slow"},
                     {"name": "saxpy", "correctness_points": 5.5, "performance_points": 0, "stub": "incorrect",
        "reference_percent_of_ceiling": 0.077, "baseline_margin": 0.5}]})",
@@ -27,6 +27,7 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   CHECK(m.weight == 2.5);
   CHECK(m.check_timeout_s == 60);
   CHECK(m.time_timeout_s == 200);
+  CHECK(m.sanitize_timeout_s == 90);
   CHECK(m.sampling_s == 1.5);
   CHECK(m.full_marks_at == 1.25);
   REQUIRE(m.exercises.size() == 2);

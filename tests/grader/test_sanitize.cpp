@@ -77,8 +77,8 @@ TEST_CASE("the sanitizer command wraps a small-shape check of one exercise", "[g
   const auto argv = sanitizer_command("/opt/cuda/bin/compute-sanitizer", SanitizerTool::kRacecheck, "/b/lab6",
                                       "student", "transpose", 42);
   const std::vector<std::string> expected{"/opt/cuda/bin/compute-sanitizer", "--tool", "racecheck",
-                                          "--target-processes", "all", "--error-exitcode", "86", "--print-limit", "10",
-                                          "/b/lab6", "check", "--impl", "student", "--exercise", "transpose",
+                                          "--target-processes", "all", "--target-processes-filter", "regex:^lab6-",
+                                          "--error-exitcode", "86", "--print-limit", "10", "/b/lab6", "check", "--impl", "student", "--exercise", "transpose",
                                           "--seeds", "42", "--small"};
   CHECK(argv == expected);
 
@@ -227,7 +227,8 @@ TEST_CASE("grade --sanitize turns a memcheck finding into memory-error with no p
   CHECK(x.at("timed_seed").is_null());  // no timed run after a finding
   CHECK(x.at("sanitized") == nlohmann::json::array({"memcheck: Invalid __shared__ write of size 4 bytes"}));
   const auto seed = x.at("seeds").at(0).get<std::uint64_t>();
-  CHECK_THAT(read_text(log), ContainsSubstring("--tool memcheck --target-processes all"));
+  CHECK_THAT(read_text(log),
+             ContainsSubstring("--tool memcheck --target-processes all --target-processes-filter regex:^lab1-"));
   CHECK_THAT(read_text(log), ContainsSubstring("check --impl student --exercise copy --seeds " +
                                                std::to_string(seed) + " --small"));
   CHECK_THAT(run.process.out, ContainsSubstring("copy: memory-error: "));
@@ -431,4 +432,31 @@ TEST_CASE("compute-sanitizer runs only when asked, for the self-check as for a s
     run = grade_with_sanitizer_on_path(dir, {"lab1", "--sanitize"}, log);
     CHECK(sanitized(run, 0) == both);
   }
+}
+
+TEST_CASE("a compute-sanitizer run that hangs once is run again before the time-out costs anything",
+          "[grader][sanitize]") {
+  // The stand-in hangs on its first run only (past the fake lab's timeouts.sanitize_s, 8 s), as the real tool now and
+  // then does where the same run ends in seconds every other time; the second run is clean.
+  const TempDir dir;
+  const auto log = dir.path / "sanitizer.log";
+  const auto script = dir.path / "compute-sanitizer";
+  std::ofstream(script) << "#!/bin/sh\necho \"$@\" >> \"$FAKE_LAB_SANITIZER_LOG\"\n"
+                        << "if [ ! -e \"$FAKE_LAB_SANITIZER_LOG.hung\" ]; then : > \"$FAKE_LAB_SANITIZER_LOG.hung\"; "
+                        << "sleep 60; fi\n"
+                        << "echo '========= COMPUTE-SANITIZER'\necho '========= ERROR SUMMARY: 0 errors'\n";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--sanitizer", script.string()},
+                             {{"FAKE_LAB_SANITIZER_LOG", log.string()}});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.results.is_object());
+  const auto& x = exercise(run.results, "copy");
+  CHECK(x.at("status") == "ok");
+  CHECK(x.at("sanitized") == nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
+  CHECK(x.at("performance_points").get<double>() > 0);
+  std::istringstream calls(read_text(log));
+  int memcheck_runs = 0;
+  for (std::string line; std::getline(calls, line);) memcheck_runs += line.starts_with("--tool memcheck");
+  CHECK(memcheck_runs == 2);  // the hung run, then the one that ended
+  CHECK_THAT(run.process.err + run.process.out, ContainsSubstring("did not end in 8 s; once more"));
 }

@@ -69,6 +69,7 @@ struct Manifest {
   double weight = 1.0;           ///< the lab's weight in `grade all`'s weighted total
   double check_timeout_s = 120;  ///< limit of one `labN check` run
   double time_timeout_s = 300;   ///< limit of one `labN time` run
+  double sanitize_timeout_s = kSanitizeTimeoutS;  ///< limit of one compute-sanitizer run (`timeouts.sanitize_s`)
   /// Seconds of timed rounds after which `labN time` stops sampling once every runner has three samples
   /// (`"sampling_s"`, passed as --max-seconds; unset: the lab binary's 3 s). A lab whose runs stay noisier than 1%
   /// (lab 07's copies over the host link) otherwise always samples to the cap.
