@@ -82,7 +82,7 @@ struct Cli {
   std::string impl = "student";
   bool self_check = false;
   bool list = false;
-  bool sanitize = false;
+  bool sanitize = false, no_sanitize = false;
   std::string sanitizer;  // --sanitizer PATH; empty: looked for (find_compute_sanitizer)
   bool device = false;
   bool concepts = false;  // --concepts: the manifests' concept checks (docs/concepts.md)
@@ -131,10 +131,13 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_option("--output", cli.output, "JSON results file (default: ./grade-results.json)");
   app.add_option("--commit", cli.commit, "commit recorded in the results (default: git rev-parse HEAD, or unknown)");
   app.add_flag("--list", cli.list, "list the labs found and whether each is built, then exit");
-  app.add_flag("--sanitize", cli.sanitize,
-               "after the checks, run each passing one on small shapes under compute-sanitizer with the tools the "
-               "lab's manifest names, one run after another; a finding is status memory-error or race, with no "
-               "performance points (off by default: docs/sanitizer.md)");
+  auto* sanitize = app.add_flag("--sanitize", cli.sanitize,
+                                "after the checks, run each passing one on small shapes under compute-sanitizer with "
+                                "the tools the lab's manifest names, one run after another; a finding is status "
+                                "memory-error or race, with no performance points (on by default for --self-check "
+                                "and grade batch, off for a student's own grade: docs/sanitizer.md)");
+  app.add_flag("--no-sanitize", cli.no_sanitize, "no compute-sanitizer runs, not even in a --self-check")
+      ->excludes(sanitize);
   app.add_option("--sanitizer", cli.sanitizer,
                  "compute-sanitizer to use with --sanitize (default: from PATH, $CUDA_HOME/bin or "
                  "/usr/local/cuda/bin)");
@@ -315,9 +318,10 @@ int run(int argc, char** argv) {
   options.check_timeout_s = report.check_timeout_s = cli.check_timeout_s;
   options.time_timeout_s = report.time_timeout_s = cli.time_timeout_s;
   options.progress = [](const std::string& what) { fmt::print(stderr, "  {} ...\n", what); };
-  // Off unless asked: one compute-sanitizer run after another costs more than the grade itself, and runs at once
-  // hung on an H200 (docs/sanitizer.md).
-  if (cli.sanitize || !cli.sanitizer.empty()) options.sanitizer = locate_sanitizer(cli.sanitizer, "grade");
+  // On for the self-check (the course's own kernels must come out clean) unless --no-sanitize; for a student's own
+  // grade only when asked: it keeps the edit-and-grade loop short (docs/sanitizer.md has the cost).
+  if (!cli.no_sanitize && (cli.sanitize || !cli.sanitizer.empty() || cli.self_check))
+    options.sanitizer = locate_sanitizer(cli.sanitizer, "grade");
   if (cli.concepts || !cli.ncu.empty() || !cli.cuobjdump.empty())
     options.concepts = locate_concept_tools(cli, usable, manifests);
   options.warn = [](const std::string& what) { fmt::print(stderr, "grade: {}\n", what); };

@@ -138,6 +138,11 @@ inline GradeRun run_grade(const TempDir& dir, std::vector<std::string> args, Env
     }
   }
   options.argv.insert(options.argv.end(), args.begin(), args.end());
+  // A self-check sanitizes by default, with the compute-sanitizer of the machine the tests run on (around the fake lab,
+  // where it has nothing to watch): not unless the test asks about the sanitizer.
+  const auto has = [&](const char* option) { return std::find(args.begin(), args.end(), option) != args.end(); };
+  if (!bare && has("--self-check") && !has("--sanitize") && !has("--sanitizer") && !has("--no-sanitize"))
+    options.argv.push_back("--no-sanitize");
   // Unset unless the test sets it: the fake must not see the mode of a test that ran before.
   for (const char* name : {"FAKE_LAB_MODE", "FAKE_LAB_EXERCISE", "FAKE_LAB_STUDENT_MS", "FAKE_LAB_COUNTER_FILE",
                            "FAKE_LAB_PID_FILE", "FAKE_LAB_MARKER", "FAKE_LAB_FORGE_DIR", "FAKE_LAB_SPY_FILE"})

@@ -397,12 +397,15 @@ GradeRun grade_with_sanitizer_on_path(const TempDir& dir, const std::vector<std:
   env.emplace_back("PATH", tool.parent_path().string() + ":" + (path ? path : "/usr/bin:/bin"));
   std::filesystem::remove(log);
   std::filesystem::remove(dir.path / "results.json");
-  return run_grade(dir, args, env);
+  std::vector<std::string> argv{"--labs-dir", FAKE_LABS_DIR, "--bin-dir", FAKE_BIN_DIR, "--work-dir",
+                                (dir.path / "work").string(), "--output", (dir.path / "results.json").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_grade(dir, argv, env, /*bare=*/true);  // as typed: no --no-sanitize added for the self-check
 }
 
 }  // namespace
 
-TEST_CASE("compute-sanitizer runs only when asked, for the self-check as for a student's own grade",
+TEST_CASE("compute-sanitizer runs by default in the self-check, in a student's own grade only when asked",
           "[grader][sanitize][e2e]") {
   const TempDir dir;
   const auto log = dir.path / "calls.log";
@@ -413,13 +416,13 @@ TEST_CASE("compute-sanitizer runs only when asked, for the self-check as for a s
   };
   const nlohmann::json both = nlohmann::json::array({"memcheck: clean", "racecheck: clean"});
 
-  SECTION("grade LAB --self-check and grade all --self-check: off, then on with --sanitize") {
+  SECTION("grade LAB --self-check and grade all --self-check: on by default, off with --no-sanitize") {
     for (const char* lab : {"lab1", "all"}) {
       CAPTURE(lab);
-      auto run = grade_with_sanitizer_on_path(dir, {lab, "--self-check"}, log);
+      auto run = grade_with_sanitizer_on_path(dir, {lab, "--self-check", "--no-sanitize"}, log);
       CHECK(sanitized(run, 0).empty());
       CHECK(count_prefix(log_lines(log), "sanitizer ") == 0);
-      run = grade_with_sanitizer_on_path(dir, {lab, "--self-check", "--sanitize"}, log);
+      run = grade_with_sanitizer_on_path(dir, {lab, "--self-check"}, log);
       CHECK(sanitized(run, 0) == both);  // reference
       CHECK(sanitized(run, 1) == both);  // stub: copy's is slow, not wrong
       CHECK(count_prefix(log_lines(log), "sanitizer start memcheck copy") == 2);

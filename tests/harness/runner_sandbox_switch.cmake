@@ -1,5 +1,5 @@
 # A runner program's sandbox as it starts (harness/src/runner/main.cpp, from .preinit_array): all of it unless
-# COURSE_RUNNER_SANDBOX says "0" (none) or names one part, never under a CUDA tool. `runner --sandbox` says what it put
+# COURSE_RUNNER_SANDBOX says "0" (none) or names one part, under a CUDA tool too. `runner --sandbox` says what it put
 # in force; no GPU needed.   cmake -DRUNNER=runners/lab1-reference -P runner_sandbox_switch.cmake
 function(expect label pattern)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env ${ARGN} ${RUNNER} --sandbox
@@ -18,5 +18,5 @@ expect("unset: on, TMPDIR writable" "\"seccomp\":true,\"tmpdir_writable\":true,\
 expect("0: off" "\"landlock_abi\":0,\"problem\":\"\",\"seccomp\":false" COURSE_RUNNER_SANDBOX=0
        --unset=CUDA_INJECTION64_PATH)
 expect("landlock alone: no seccomp" "\"seccomp\":false" COURSE_RUNNER_SANDBOX=landlock --unset=CUDA_INJECTION64_PATH)
-expect("under a CUDA tool: off" "\"seccomp\":false.*\"tool_attached\":true" --unset=COURSE_RUNNER_SANDBOX
+expect("under a CUDA tool: on" "\"seccomp\":true.*\"tool_attached\":true" --unset=COURSE_RUNNER_SANDBOX
        CUDA_INJECTION64_PATH=/nonexistent/injection.so)

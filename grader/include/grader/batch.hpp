@@ -114,8 +114,8 @@ struct BatchSetup {
   bool keep_work = false;         ///< keep work/STUDENT after the result is recorded
   double build_timeout_s = 600;
   std::optional<double> check_timeout_s, time_timeout_s;
-  /// --sanitize: compute-sanitizer, run after the passing checks as `grade --sanitize` runs it (docs/sanitizer.md);
-  /// empty: not asked for, or none found
+  /// compute-sanitizer, run after the passing checks as `grade --sanitize` runs it (docs/sanitizer.md); empty:
+  /// --no-sanitize, or none found
   std::optional<std::filesystem::path> sanitizer;
 };
 

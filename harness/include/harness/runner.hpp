@@ -115,8 +115,7 @@ enum SandboxPart : unsigned {
 };
 
 /// Confines the calling process for good, before any code of an implementation runs (every runner program calls it
-/// from its .preinit_array, ahead of the static initializers of the code it links; not under a CUDA tool, whose
-/// injected code is not the submission's). seccomp refuses new processes (fork, vfork, a clone that is not a thread),
+/// from its .preinit_array, ahead of the static initializers of the code it links, under a CUDA tool too). seccomp refuses new processes (fork, vfork, a clone that is not a thread),
 /// exec, ptrace and other processes' memory, signals to other processes and pidfds; Landlock, where the kernel has
 /// it, refuses creating, writing, renaming or removing files outside /dev, /proc, /sys and $TMPDIR. `parts` (a mask
 /// of SandboxPart) picks what goes up; `envp` is the environment to read TMPDIR from (nullptr: `environ`, which a
