@@ -175,7 +175,7 @@ class ExerciseGrader {
   }
 
   /// After plan_checks()'s runs (`runs`, in the same order; `alone`: each ran with no other process on the GPU):
-  /// reads the checks, then the sanitizer runs of every exercise whose check passed, one after another (sanitize()),
+  /// reads the checks, then the sanitizer runs of every exercise whose check passed, at once (sanitize()),
   /// then each exercise's timed run and concept checks one after another, after every check and sanitizer run has
   /// ended: no timed run shares the GPU. A check that failed for a reason another process on the GPU could cause (a
   /// crash, a CUDA error such as running out of memory, unusable results) is run again alone, so one exercise's greed
@@ -318,30 +318,63 @@ class ExerciseGrader {
   }
 
   // `grade --sanitize`: each of the manifest's tools around a check of the small shapes at the first check seed, for
-  // every exercise of `xs` whose check passed, one run after another, after every check and before any timed run;
-  // an exercise's later tools do not run once one has stopped it (sanitized()). Not at once: on an H200 (commit
-  // 53c385b, results/2026-11-23-h200-53c385b) runs started together hung (lab 1's dot under racecheck, killed after
-  // 300 s; lab 3's twelve runs not done after 250 s), where one after another they end (docs/sanitizer.md).
+  // every exercise of `xs` whose check passed, all of them at once (exercises x tools processes, at most
+  // kSanitizerRunsAtOnce at a time: none is timed, and one after another they cost about a second each, 57 s of a
+  // self-check pass on an H200, results/2026-11-24-h200-24a3b8e), after every check and before any timed run.
+  // passed[i] becomes false where a run stopped exercise i (sanitized()). The runs of an exercise are read in the
+  // manifest's tool order, and the first that stops it ends its reading, as if the tools had run one after another.
+  // (At once they hung on an H200 at 53c385b, when the tool watched the referee too; it watches only the runners now,
+  // and a run that hangs is run again alone: crowded_out().)
   void sanitize(std::vector<ExerciseResult>& xs, std::vector<bool>& passed) {
     if (!options_.sanitizer || manifest_.sanitize.empty()) return;
-    for (std::size_t i = 0; i < xs.size(); ++i)
+    std::vector<std::pair<std::size_t, SanitizerTool>> plan;  // (exercise, tool) of each run
+    std::vector<ProcessOptions> runs_to_start;
+    std::string names;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      if (!passed[i]) continue;
+      names += (names.empty() ? "" : ", ") + xs[i].name;
       for (const SanitizerTool tool : manifest_.sanitize) {
-        if (!passed[i]) break;
-        tell(fmt::format("lab{} {}: compute-sanitizer {} ({})", lab_.number, xs[i].name, to_string(tool),
-                         options_.impl));
-        auto run = run_process(sanitizer_process(xs[i], tool));
-        xs[i].wall_s += run.wall_s;
-        if (run.timed_out && run.survivors == 0) {
-          // The tool itself hangs now and then where the same run ends in seconds every other time (lab 6's stub
-          // under racecheck on an H200, results/2026-11-24-h200-2aa2391), and the check it wraps has already passed
-          // in its own time limit: once more before a time-out costs the student anything.
-          tell(fmt::format("lab{} {}: compute-sanitizer {} did not end in {:g} s; once more", lab_.number,
-                           xs[i].name, to_string(tool), manifest_.sanitize_timeout_s));
-          run = run_process(sanitizer_process(xs[i], tool));
-          xs[i].wall_s += run.wall_s;
-        }
-        passed[i] = sanitized(xs[i], tool, run);
+        plan.emplace_back(i, tool);
+        runs_to_start.push_back(sanitizer_process(xs[i], tool));
       }
+    }
+    if (plan.empty()) return;
+    std::string tools;
+    for (const SanitizerTool tool : manifest_.sanitize)
+      tools += (tools.empty() ? "" : ", ") + std::string(to_string(tool));
+    tell(fmt::format("lab{} {}: compute-sanitizer {} at once ({})", lab_.number, names, tools, options_.impl));
+    constexpr std::size_t kSanitizerRunsAtOnce = 12;  // as many as checks at once (grade_labs), for the same reason
+    auto runs = runs_to_start.size() == 1 ? std::vector{run_process(runs_to_start.front())}
+                                          : run_processes(runs_to_start, kSanitizerRunsAtOnce);
+    for (std::size_t k = 0; k < plan.size(); ++k) xs[plan[k].first].wall_s += runs[k].wall_s;
+    for (std::size_t k = 0; k < plan.size(); ++k) {
+      const auto [i, tool] = plan[k];
+      if (!passed[i]) continue;  // an earlier tool stopped this exercise: its later runs are not read
+      if (crowded_out(runs[k])) {
+        tell(fmt::format("lab{} {}: compute-sanitizer {} again, alone ({})", lab_.number, xs[i].name,
+                         to_string(tool), options_.impl));
+        runs[k] = run_process(runs_to_start[k]);
+        xs[i].wall_s += runs[k].wall_s;
+      }
+      passed[i] = sanitized(xs[i], tool, runs[k]);
+    }
+  }
+
+  // Whether a sanitizer run ended in a way that says nothing of the student's code, so that it is run again alone
+  // (as a crowded-out check is, finish_checks()): it could not start (fork or exec failing under the load of many
+  // runs), it was killed by a signal, the tool could not attach ("could not run", e.g. its launch time-out on a busy
+  // machine), the check under the tool ended with a code other than 0 without a finding (a CUDA error such as out of
+  // memory, with every tool's copy of the buffers on one GPU: a check that stopped before its kernels ran reads as
+  // clean, so a crowd could hide a finding), or it hung: the tool itself hangs now and then where the same run ends in
+  // seconds every other time (lab 6's stub under racecheck on an H200, results/2026-11-24-h200-2aa2391), and the
+  // check it wraps has already passed in its own time limit. Not run again: a finding (the student's kernel, whoever
+  // ran beside it) and processes that survived SIGKILL (the student's own doing).
+  static bool crowded_out(const ProcessResult& run) {
+    if (!run.started || run.timed_out) return run.survivors == 0;
+    if (run.survivors > 0) return false;
+    const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
+    if (report.found()) return false;
+    return run.signal != 0 || run.exit_code != 0 || !report.tool_error.empty();
   }
 
   // One sanitizer run of exercise `x`: `tool` around `labN check --small` at the first check seed.
@@ -363,7 +396,7 @@ class ExerciseGrader {
     if (!run.started) return fail(x, Status::kCrash, fmt::format("compute-sanitizer could not start: {}", run.error));
     if (run.timed_out)
       return fail(x, Status::kTimeout,
-                  fmt::format("compute-sanitizer {} hung on the small shapes twice: killed after {:g} s each time", name,
+                  fmt::format("compute-sanitizer {} hung on the small shapes, alone too: killed after {:g} s", name,
                               manifest_.sanitize_timeout_s));
     const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
     if (report.found()) {

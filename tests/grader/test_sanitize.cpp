@@ -275,9 +275,11 @@ namespace {
 // EX" to FAKE_LAB_CALL_LOG (the fake lab's call log, so timed runs land in the same file, in order), enters
 // FAKE_LAB_CROWD_DIR (a file named by its pid) and waits up to 3 s for `runs` runs to be there at once; then, after
 // staying 1 s so that the others see it too, it leaves and logs "sanitizer end TOOL EX met" (or "alone"). What it
-// reports is `reports`' entry for "TOOL EX" (exit 86), else a clean summary.
+// reports is `reports`' entry for "TOOL EX" (exit 86), else a clean summary; `crowded_report` is reported instead of
+// that when the run met the others, with exit 110 (the check under the tool ran out of GPU memory).
 std::filesystem::path crowd_sanitizer(const TempDir& dir, int runs,
-                                      const std::vector<std::pair<std::string, std::string>>& reports) {
+                                      const std::vector<std::pair<std::string, std::string>>& reports,
+                                      const std::pair<std::string, std::string>& crowded_report = {}) {
   const auto script = dir.path / "bin" / "compute-sanitizer";
   std::filesystem::create_directories(script.parent_path());
   std::ofstream out(script);
@@ -290,6 +292,9 @@ std::filesystem::path crowd_sanitizer(const TempDir& dir, int runs,
       << "  sleep 0.05; n=$((n + 1))\ndone\n"
       << "rm -f \"$mine\"\necho \"sanitizer end $tool $ex $company\" >> \"$FAKE_LAB_CALL_LOG\"\n"
       << "echo '========= COMPUTE-SANITIZER'\n";
+  if (!crowded_report.first.empty())
+    out << "if [ \"$tool $ex $company\" = '" << crowded_report.first << " met' ]; then printf '%s\\n' '"
+        << crowded_report.second << "'; exit 110; fi\n";
   for (const auto& [run, report] : reports)
     out << "if [ \"$tool $ex\" = '" << run << "' ]; then printf '%s\\n' '" << report << "'; exit 86; fi\n";
   out << "echo '========= ERROR SUMMARY: 0 errors'\n";
@@ -320,12 +325,11 @@ Env crowd_env(const TempDir& dir, const std::filesystem::path& log) {
 
 }  // namespace
 
-TEST_CASE("the sanitizer runs of a lab go one at a time, after every check and before the first timed run",
+TEST_CASE("the sanitizer runs of a lab go at once, after every check and before the first timed run",
           "[grader][sanitize][e2e]") {
   const TempDir dir;
   const auto log = dir.path / "calls.log";
-  // Each run waits up to 3 s for a second one beside it: one after another, none meets another.
-  const auto tool = crowd_sanitizer(dir, 2, {});  // 2 exercises x 2 tools
+  const auto tool = crowd_sanitizer(dir, 4, {});  // 2 exercises x 2 tools
   const auto run = run_grade(dir, {"lab1", "--sanitizer", tool.string()}, crowd_env(dir, log));
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.results.is_object());
@@ -338,7 +342,10 @@ TEST_CASE("the sanitizer runs of a lab go one at a time, after every check and b
   const auto lines = log_lines(log);
   CAPTURE(lines);
   CHECK(count_prefix(lines, "sanitizer start ") == 4);
-  CHECK(std::count_if(lines.begin(), lines.end(), [](auto& l) { return l.ends_with(" alone"); }) == 4);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck copy met") == 1);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end racecheck copy met") == 1);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck gemm met") == 1);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end racecheck gemm met") == 1);
   // Checks, then every sanitizer run, then the timed runs: none of these overlap.
   const auto at = [&](const std::string& head, bool last) {
     const auto match = [&](const std::string& l) { return l.starts_with(head); };
@@ -350,12 +357,12 @@ TEST_CASE("the sanitizer runs of a lab go one at a time, after every check and b
   CHECK(at("sanitizer end ", true) < at("time ", false));
 }
 
-TEST_CASE("a finding stops its exercise: its later tools do not run, and nothing of it is timed",
+TEST_CASE("findings among sanitizer runs at once stop their exercises as one run after another would",
           "[grader][sanitize][e2e]") {
   const TempDir dir;
   const auto log = dir.path / "calls.log";
   const auto tool = crowd_sanitizer(
-      dir, 1,
+      dir, 4,
       {{"memcheck gemm", "========= Invalid __shared__ write of size 4 bytes\n========= ERROR SUMMARY: 1 error"},
        {"racecheck copy", "========= Error: Race reported between Write access at k+0x10 in a.cu:3\n"
                           "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"}});
@@ -367,7 +374,7 @@ TEST_CASE("a finding stops its exercise: its later tools do not run, and nothing
   CHECK(copy.at("status") == "race");
   CHECK(gemm.at("status") == "memory-error");
   CHECK_THAT(gemm.at("message").get<std::string>(), ContainsSubstring("Invalid __shared__ write of size 4 bytes"));
-  // The tools in the manifest's order, up to the first finding: gemm's racecheck never ran.
+  // The tools in the manifest's order, up to the first finding: gemm's racecheck ran beside the others, unread.
   CHECK(copy.at("sanitized") ==
         nlohmann::json::array({"memcheck: clean", "racecheck: Error: Race reported between Write access at k+0x10 in "
                                                   "a.cu:3"}));
@@ -380,9 +387,31 @@ TEST_CASE("a finding stops its exercise: its later tools do not run, and nothing
   CHECK(gemm.at("correctness_points") == 5);
   const auto lines = log_lines(log);
   CAPTURE(lines);
-  CHECK(count_prefix(lines, "sanitizer end ") == 3);
-  CHECK(count_prefix(lines, "sanitizer start racecheck gemm") == 0);
+  CHECK(count_prefix(lines, "sanitizer end ") == 4);
+  CHECK(std::count_if(lines.begin(), lines.end(), [](auto& l) { return l.ends_with(" met"); }) == 4);
   CHECK(count_prefix(lines, "time ") == 0);  // a finding is not run again, and nothing is timed
+}
+
+TEST_CASE("a sanitizer run crowded out by the others runs again alone", "[grader][sanitize][e2e]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  // copy's memcheck, beside the others, ends like a check out of GPU memory: no finding, exit 110. Alone it is clean.
+  const auto tool = crowd_sanitizer(dir, 4, {},
+                                    {"memcheck copy", "========= Program hit cudaErrorMemoryAllocation (error 2)\n"
+                                                      "========= Target application returned an error\n"
+                                                      "========= ERROR SUMMARY: 0 errors"});
+  const auto run = run_grade(dir, {"lab1", "--sanitizer", tool.string()}, crowd_env(dir, log));
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.results.is_object());
+  CHECK(exercise(run.results, "copy").at("status") == "ok");
+  CHECK(exercise(run.results, "copy").at("sanitized") ==
+        nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
+  const auto lines = log_lines(log);
+  CAPTURE(lines);
+  CHECK(count_prefix(lines, "sanitizer start memcheck copy") == 2);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck copy alone") == 1);
+  CHECK(count_prefix(lines, "sanitizer start ") == 5);  // the clean runs are not run again
+  CHECK_THAT(run.process.err, ContainsSubstring("compute-sanitizer memcheck again, alone"));
 }
 
 namespace {
@@ -437,16 +466,15 @@ TEST_CASE("compute-sanitizer runs by default in the self-check, in a student's o
   }
 }
 
-TEST_CASE("a compute-sanitizer run that hangs once is run again before the time-out costs anything",
+TEST_CASE("a compute-sanitizer run that hangs is run again alone before the time-out costs anything",
           "[grader][sanitize]") {
-  // The stand-in hangs on its first run only (past the fake lab's timeouts.sanitize_s, 8 s), as the real tool now and
-  // then does where the same run ends in seconds every other time; the second run is clean.
+  // One run of the stand-in (the first to make the folder) hangs past the fake lab's timeouts.sanitize_s, 8 s, as the
+  // real tool now and then does where the same run ends in seconds every other time; every other run is clean.
   const TempDir dir;
   const auto log = dir.path / "sanitizer.log";
   const auto script = dir.path / "compute-sanitizer";
   std::ofstream(script) << "#!/bin/sh\necho \"$@\" >> \"$FAKE_LAB_SANITIZER_LOG\"\n"
-                        << "if [ ! -e \"$FAKE_LAB_SANITIZER_LOG.hung\" ]; then : > \"$FAKE_LAB_SANITIZER_LOG.hung\"; "
-                        << "sleep 60; fi\n"
+                        << "if mkdir \"$FAKE_LAB_SANITIZER_LOG.hung\" 2>/dev/null; then sleep 60; fi\n"
                         << "echo '========= COMPUTE-SANITIZER'\necho '========= ERROR SUMMARY: 0 errors'\n";
   std::filesystem::permissions(script, std::filesystem::perms::owner_all);
   const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--sanitizer", script.string()},
@@ -458,8 +486,8 @@ TEST_CASE("a compute-sanitizer run that hangs once is run again before the time-
   CHECK(x.at("sanitized") == nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
   CHECK(x.at("performance_points").get<double>() > 0);
   std::istringstream calls(read_text(log));
-  int memcheck_runs = 0;
-  for (std::string line; std::getline(calls, line);) memcheck_runs += line.starts_with("--tool memcheck");
-  CHECK(memcheck_runs == 2);  // the hung run, then the one that ended
-  CHECK_THAT(run.process.err + run.process.out, ContainsSubstring("did not end in 8 s; once more"));
+  int runs = 0;
+  for (std::string line; std::getline(calls, line);) runs += line.starts_with("--tool ");
+  CHECK(runs == 3);  // memcheck and racecheck at once, one of them hung; then that one again, alone
+  CHECK_THAT(run.process.err, ContainsSubstring("again, alone"));
 }

@@ -30,9 +30,11 @@ std::string_view to_string(SanitizerTool tool);
 /// The tool called `name`, or nullopt.
 std::optional<SanitizerTool> parse_sanitizer_tool(std::string_view name);
 
-/// Seconds one sanitizer run (one tool, one exercise, the small shapes at one seed) may take: the tools slow a kernel
-/// down 10-100x, the small shapes keep that to seconds, and a hang must still end.
-inline constexpr double kSanitizeTimeoutS = 300;
+/// Seconds one sanitizer run (one tool, one exercise, the small shapes at one seed) may take, unless the manifest says
+/// (`timeouts.sanitize_s`): the tools slow a kernel down 10-100x, and the small shapes keep that to seconds (at most
+/// 6 s a run on an H200 one after another, results/2026-11-24-h200-2152708), but a hang must still end, and a run
+/// that hangs is run again (lab_run.cpp, crowded_out).
+inline constexpr double kSanitizeTimeoutS = 120;
 
 /// The exit code asked of compute-sanitizer when it found something (`--error-exitcode`): none of the lab binary's
 /// own (docs/protocol.md), so a finding can be told from the check's verdict even without reading the report.
@@ -48,8 +50,9 @@ std::optional<std::filesystem::path> find_compute_sanitizer(std::string_view pat
 std::optional<std::filesystem::path> locate_sanitizer(const std::string& given, std::string_view who);
 
 /// The command of one sanitizer run: `tool` around `lab_binary check --impl IMPL --exercise EX --seeds SEED --small`.
-/// compute-sanitizer follows the runner processes labN starts (`--target-processes all`), whose environment keeps the
-/// tool's injection variables (harness/src/runner_client.cpp); CUDA API errors the harness provokes and handles are
+/// compute-sanitizer follows the runner processes labN starts (`--target-processes all`) and only those
+/// (`--target-processes-filter regex:^labN-`), whose environment keeps the tool's injection variables
+/// (harness/src/runner_client.cpp); CUDA API errors the harness provokes and handles are
 /// not findings (`--report-api-errors no`); a few reports are enough (`--print-limit`).
 std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer, SanitizerTool tool,
                                            const std::string& lab_binary, const std::string& impl,
