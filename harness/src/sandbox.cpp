@@ -96,7 +96,7 @@ std::vector<sock_filter> program(pid_t self, unsigned parts) {
 }
 
 // Landlock: no file or folder may be created, written, renamed or removed outside /dev (the GPU's device files,
-// /dev/null, /dev/shm), /proc, /sys and the run's own TMPDIR. The runner writes nothing; this keeps a submission
+// /dev/null, /dev/shm), /proc, /sys and the run's own TMPDIR (/tmp where none is set). The runner writes nothing; this keeps a submission
 // from writing what another process reads (a batch's results of other students, the user's files) where the
 // runner's user could.
 // `tmpdir`: the run's TMPDIR, or nullptr. Returns the Landlock ABI in force, or 0 where the kernel has none.
@@ -117,7 +117,10 @@ int restrict_writes(const char* tmpdir) {
   // cudaErrorOperatingSystem on the H100, experiments/sandbox_probe). What a process may write there is the kernel's
   // business: another process's entries are closed to it by ptrace rules (the referee is not dumpable).
   std::vector<std::string> allowed = {"/dev", "/proc", "/sys"};
-  if (tmpdir && *tmpdir == '/') allowed.push_back(tmpdir);
+  // The run's TMPDIR, or /tmp where none is set: `grade` always sets one (the run's own folder), and a tool run by
+  // hand keeps working (ncu's injected library takes its lock in /tmp/nvidia: without it, InterprocessLockFailed on
+  // an H200, results/2026-11-24-h200-3ed633b).
+  allowed.push_back(tmpdir && *tmpdir == '/' ? tmpdir : "/tmp");
   for (const auto& path : allowed) {
     const int dir = ::open(path.c_str(), O_PATH | O_CLOEXEC);
     if (dir < 0) continue;

@@ -15,6 +15,9 @@ set(tmp ${CMAKE_CURRENT_BINARY_DIR}/runner-sandbox-tmp)
 file(MAKE_DIRECTORY ${tmp})
 expect("unset: on, TMPDIR writable" "\"seccomp\":true,\"tmpdir_writable\":true,\"tool_attached\":false"
        --unset=COURSE_RUNNER_SANDBOX --unset=CUDA_INJECTION64_PATH TMPDIR=${tmp})
+expect("TMPDIR unset: /tmp writable (a CUDA tool run by hand keeps its lock files there)"
+       "\"seccomp\":true,\"tmpdir_writable\":true" --unset=COURSE_RUNNER_SANDBOX --unset=CUDA_INJECTION64_PATH
+       --unset=TMPDIR)
 expect("0: off" "\"landlock_abi\":0,\"problem\":\"\",\"seccomp\":false" COURSE_RUNNER_SANDBOX=0
        --unset=CUDA_INJECTION64_PATH)
 expect("landlock alone: no seccomp" "\"seccomp\":false" COURSE_RUNNER_SANDBOX=landlock --unset=CUDA_INJECTION64_PATH)
