@@ -79,9 +79,9 @@ bool g_tool_attached = false;
 char g_sandbox_problem[160] = {};
 
 void sandbox_before_everything(int, char**, char** envp) {
-  // Under a CUDA tool too: compute-sanitizer's memcheck and racecheck report through it and the references come
-  // out clean (H200, results/2026-11-24-h200-2152708), and a sanitized check must not be the one run in which a
-  // submission can start processes or write files.
+  // Under a CUDA tool too: compute-sanitizer's three fixtures are reported through it and every reference and stub
+  // comes out clean, and ncu measures through it (H200, results/2026-11-24-h200-24a3b8e, -3ed633b, -cf3abb5); a
+  // sanitized or profiled check must not be the one run in which a submission can start processes or write files.
   g_tool_attached = harness::cuda_tool_attached(envp);
   // COURSE_RUNNER_SANDBOX (the referee passes it on from its own environment, which the grader's allowlist
   // controls): "0" none, "seccomp" or "landlock" only that part; unset or anything else, all of it. The way out is
