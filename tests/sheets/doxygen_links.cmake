@@ -1,0 +1,32 @@
+# Every exercise sheet (labs/NN_name/README.md) links the harness API it uses to the Doxygen pages (`make docs`:
+# docs/html/PAGE.html in the build folder), and every page it names exists there: a renamed header or a page Doxygen
+# no longer writes fails here, not in a student's browser.
+#   cmake -DSOURCE=<course> -DHTML=<build>/docs/html -P doxygen_links.cmake
+cmake_policy(SET CMP0057 NEW)  # if(... IN_LIST ...) in script mode
+if(NOT IS_DIRECTORY "${HTML}")
+  message(FATAL_ERROR "no Doxygen pages at ${HTML}: build the docs target first")
+endif()
+file(GLOB sheets "${SOURCE}/labs/[0-9][0-9]_*/README.md")
+list(LENGTH sheets count)
+if(count LESS 7)
+  message(FATAL_ERROR "expected the seven exercise sheets under ${SOURCE}/labs, found ${count}")
+endif()
+set(problems "")
+foreach(sheet IN LISTS sheets)
+  file(READ "${sheet}" text)
+  string(REGEX MATCHALL "docs/html/[A-Za-z0-9_]+\\.html" pages "${text}")
+  if(NOT "docs/html/launcher_8hpp.html" IN_LIST pages)
+    string(APPEND problems "\n  ${sheet}: no link to docs/html/launcher_8hpp.html (REGISTER_LAUNCHER)")
+  endif()
+  list(REMOVE_DUPLICATES pages)
+  foreach(page IN LISTS pages)
+    string(REPLACE "docs/html/" "" name "${page}")
+    if(NOT EXISTS "${HTML}/${name}")
+      string(APPEND problems "\n  ${sheet}: ${page} is not among the Doxygen pages in ${HTML}")
+    endif()
+  endforeach()
+endforeach()
+if(problems)
+  message(FATAL_ERROR "sheets linking the harness API:${problems}")
+endif()
+message(STATUS "${count} sheets link the harness API to pages that exist")
