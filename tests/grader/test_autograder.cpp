@@ -99,6 +99,8 @@ TEST_CASE("run_autograder builds the submitted lab file, grades it and writes Gr
   const auto calls = read_text(root.dir.path / "cmake.log");
   CHECK_THAT(calls, ContainsSubstring("-DCOURSE_LABS=01_fake -DLAB1_STUDENT_SOURCE=" + copy.string()));
   CHECK_THAT(calls, ContainsSubstring("--target lab1 grade"));
+  // Sanitized, as a class grade is (course.env): the tool ran, or grade said it is not installed.
+  CHECK_THAT(read_text(root.dir.path / "work" / "grade.log"), ContainsSubstring("compute-sanitizer"));
 }
 
 TEST_CASE("a submission without a lab file scores 0 with a message saying what to submit", "[grader][autograder]") {
