@@ -12,12 +12,13 @@
 # graded twice in a row), `counters` (shared-memory bank conflicts of lab 6's stubs and references, read by ncu, and
 # `grade --concepts` on labs 1, 2, 3 and 6: docs/concepts.md), `exploits` (every file of tests/exploits graded as a
 # student of its own by `grade batch`: refusals and grades in exploits.json, each against its first line's verdict in
-# exploits-verdicts.txt), `class` (CLASS_STUDENTS students, default 3, each handing in every lab's reference, graded
-# by `grade batch`: class-rate.txt, with the steady-state rate, and class-ratios.txt, the largest student/reference
-# time ratios; CLASS_KILL_AFTER=S kills the batch with kill -9 after S
-# seconds and starts it again: class-resume.txt), `experiments` (each experiments/NAME/bench.cu, a GPU
-# experiment of its own, built with nvcc and run: NAME.json), or `all` (default). Every phase after `tests` uses the build directory that `tests` left,
-# or makes one.
+# exploits-verdicts.txt), `fixtures` (each known-wrong fixture only compute-sanitizer catches, graded with `grade
+# --sanitize`: fixtures-sanitized.txt and a JSON each), `class` (CLASS_STUDENTS students, default 3, each handing in
+# every lab's reference, graded by `grade batch`: class-rate.txt, with the steady-state rate, and class-ratios.txt,
+# the largest student/reference time ratios; CLASS_KILL_AFTER=S kills the batch with kill -9 after S seconds and
+# starts it again: class-resume.txt), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own,
+# built with nvcc and run: NAME.json), or `all` (default). Every phase after `tests` uses the build directory that
+# `tests` left, or makes one.
 # The phases exist because one command on the lent GPU machine may run 10 minutes at most, and the machine stays
 # warm only about 30 s between calls (a later call often finds a fresh one): make each call whole, building first
 # when it starts on a fresh machine (cmake + make -j16: about 70 s), and bring OUT_DIR back as one tar file. On an
@@ -188,6 +189,23 @@ if [ ${#concept_labs[@]} -gt 0 ]; then
     --output "$out/concepts-stub.json") >>"$out/concepts.txt" 2>&1 || status=1
   grep -E "concept|not measured|✓|✗" "$out/concepts.txt"
 fi
+fi
+
+if runs fixtures; then
+step "the fixtures only compute-sanitizer catches, each graded end to end as a student's (grade --sanitize)"
+# The exercise loses its performance points with status memory-error or race, and the tool's first report.
+: >"$out/fixtures-sanitized.txt"
+for file in "$root"/solutions/[0-9][0-9]_*/wrong/*.cu; do
+  head -1 "$file" | grep -q "decided on the GPU: compute-sanitizer" || continue
+  lab=$(basename "$(dirname "$(dirname "$file")")")
+  builds "$lab" || continue
+  number=$((10#${lab%%_*}))
+  impl=wrong_$(basename "$file" .cu)
+  exercise=$(grep -m1 -oE '^REGISTER_LAUNCHER\("[a-z0-9_]+"' "$file" | cut -d'"' -f2)
+  (cd "$build" && ./grade "lab$number" --impl "$impl" --exercise "$exercise" --sanitize --commit "$commit" \
+     --output "$out/fixture-lab$number-$impl.json") >>"$out/fixtures-sanitized.txt" 2>&1 || status=1
+done
+grep -E "memory-error|race|^[a-z_]+ +[0-9]+/[0-9]+" "$out/fixtures-sanitized.txt"
 fi
 
 if runs exploits; then
