@@ -133,7 +133,7 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_flag("--list", cli.list, "list the labs found and whether each is built, then exit");
   auto* sanitize = app.add_flag("--sanitize", cli.sanitize,
                                 "after the checks, run each passing one on small shapes under compute-sanitizer with "
-                                "the tools the lab's manifest names, one run after another; a finding is status "
+                                "the tools the lab's manifest names, a lab's runs at once; a finding is status "
                                 "memory-error or race, with no performance points (on by default for --self-check "
                                 "and grade batch, off for a student's own grade: docs/sanitizer.md)");
   app.add_flag("--no-sanitize", cli.no_sanitize, "no compute-sanitizer runs, not even in a --self-check")
