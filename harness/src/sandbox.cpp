@@ -96,9 +96,9 @@ std::vector<sock_filter> program(pid_t self, unsigned parts) {
 }
 
 // Landlock: no file or folder may be created, written, renamed or removed outside /dev (the GPU's device files,
-// /dev/null, /dev/shm), /proc, /sys and the run's own TMPDIR (/tmp where none is set). The runner writes nothing; this keeps a submission
-// from writing what another process reads (a batch's results of other students, the user's files) where the
-// runner's user could.
+// /dev/null, /dev/shm), /proc, /sys and the run's own TMPDIR (/tmp where none is set). The runner writes nothing;
+// this keeps a submission from writing what another process reads (a batch's results of other students, the user's
+// files) where the runner's user could.
 // `tmpdir`: the run's TMPDIR, or nullptr. Returns the Landlock ABI in force, or 0 where the kernel has none.
 int restrict_writes(const char* tmpdir) {
   const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);

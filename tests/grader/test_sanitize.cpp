@@ -78,8 +78,8 @@ TEST_CASE("the sanitizer command wraps a small-shape check of one exercise", "[g
                                       "student", "transpose", 42);
   const std::vector<std::string> expected{"/opt/cuda/bin/compute-sanitizer", "--tool", "racecheck",
                                           "--target-processes", "all", "--target-processes-filter", "regex:^lab6-",
-                                          "--error-exitcode", "86", "--print-limit", "10", "/b/lab6", "check", "--impl", "student", "--exercise", "transpose",
-                                          "--seeds", "42", "--small"};
+                                          "--error-exitcode", "86", "--print-limit", "10", "/b/lab6", "check",
+                                          "--impl", "student", "--exercise", "transpose", "--seeds", "42", "--small"};
   CHECK(argv == expected);
 
   SECTION("memcheck leaves CUDA API errors the harness handles out of its findings") {

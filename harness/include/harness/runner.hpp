@@ -115,9 +115,10 @@ enum SandboxPart : unsigned {
 };
 
 /// Confines the calling process for good, before any code of an implementation runs (every runner program calls it
-/// from its .preinit_array, ahead of the static initializers of the code it links, under a CUDA tool too). seccomp refuses new processes (fork, vfork, a clone that is not a thread),
-/// exec, ptrace and other processes' memory, signals to other processes and pidfds; Landlock, where the kernel has
-/// it, refuses creating, writing, renaming or removing files outside /dev, /proc, /sys and $TMPDIR. `parts` (a mask
+/// from its .preinit_array, ahead of the static initializers of the code it links, under a CUDA tool too). seccomp
+/// refuses new processes (fork, vfork, a clone that is not a thread), exec, ptrace and other processes' memory,
+/// signals to other processes and pidfds; Landlock, where the kernel has it, refuses creating, writing, renaming or
+/// removing files outside /dev, /proc, /sys and $TMPDIR (/tmp where it is unset). `parts` (a mask
 /// of SandboxPart) picks what goes up; `envp` is the environment to read TMPDIR from (nullptr: `environ`, which a
 /// .preinit_array function may not have yet). What the machine does not allow is left out and said in `problem`: the
 /// static check and the referee's checks stand without it.

@@ -108,14 +108,13 @@ int main(int argc, char** argv) {
   using namespace harness;
   if (argc > 1 && std::string(argv[1]) == "--sandbox") {  // what this machine allows: for instructors' checks
     // Whether the run's own TMPDIR (/tmp where none is set) takes a new file under the sandbox, as it should.
+    const char* tmp = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+    const std::string probe = std::string(tmp) + "/.runner-sandbox-probe";
     bool tmpdir_writable = false;
-    if (const char* tmp = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") {
-      const std::string probe = std::string(tmp) + "/.runner-sandbox-probe";
-      if (const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600); fd >= 0) {
-        tmpdir_writable = true;
-        ::close(fd);
-        ::unlink(probe.c_str());
-      }
+    if (const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600); fd >= 0) {
+      tmpdir_writable = true;
+      ::close(fd);
+      ::unlink(probe.c_str());
     }
     std::cout << json{{"seccomp", g_seccomp}, {"landlock_abi", g_landlock_abi}, {"tool_attached", g_tool_attached},
                       {"problem", g_sandbox_problem}, {"tmpdir_writable", tmpdir_writable}}
