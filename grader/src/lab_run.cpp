@@ -28,6 +28,11 @@ constexpr int kFreshSeeds = 3;  // as many as the labs' public seeds 1,2,3
 // The lab binary opens this path; the grader hands it fd 3, a pipe (docs/protocol.md).
 constexpr const char* kResultsPath = "/dev/fd/3";
 
+// Untimed runs (checks, sanitizer runs) that go at once, at most this many at a time: each, with its runner, holds
+// a CUDA context of its own (some hundred MB of GPU memory each), and a GPU smaller than the course's may be grading
+// every lab.
+constexpr std::size_t kUntimedRunsAtOnce = 12;
+
 // All a lab binary sees of the grader's environment: what the C runtime, the CUDA driver and the course's own
 // switches need, and the fake lab's (tests/fakes), which a real lab ignores. The rest (tokens, the grader's own
 // paths) stays with the grader. TMPDIR is the run's own directory (run_process sets it).
@@ -203,8 +208,7 @@ class ExerciseGrader {
   /// Every exercise of `specs`: their checks at once (one alone runs alone), then finish_checks().
   std::vector<ExerciseResult> grade_all(const std::vector<const ExerciseSpec*>& specs) {
     const auto checks = plan_checks(specs);
-    if (checks.size() == 1) return finish_checks({run_process(checks.front())}, true);
-    return finish_checks(run_processes(checks), false);
+    return finish_checks(run_processes(checks, kUntimedRunsAtOnce), checks.size() == 1);
   }
 
  private:
@@ -319,7 +323,7 @@ class ExerciseGrader {
 
   // `grade --sanitize`: each of the manifest's tools around a check of the small shapes at the first check seed, for
   // every exercise of `xs` whose check passed, all of them at once (exercises x tools processes, at most
-  // kSanitizerRunsAtOnce at a time: none is timed, and one after another they cost about a second each, 57 s of a
+  // kUntimedRunsAtOnce at a time: none is timed, and one after another they cost about a second each, 57 s of a
   // self-check pass on an H200, results/2026-11-24-h200-24a3b8e), after every check and before any timed run.
   // passed[i] becomes false where a run stopped exercise i (sanitized()). The runs of an exercise are read in the
   // manifest's tool order, and the first that stops it ends its reading, as if the tools had run one after another.
@@ -343,9 +347,7 @@ class ExerciseGrader {
     for (const SanitizerTool tool : manifest_.sanitize)
       tools += (tools.empty() ? "" : ", ") + std::string(to_string(tool));
     tell(fmt::format("lab{} {}: compute-sanitizer {} at once ({})", lab_.number, names, tools, options_.impl));
-    constexpr std::size_t kSanitizerRunsAtOnce = 12;  // as many as checks at once (grade_labs), for the same reason
-    auto runs = runs_to_start.size() == 1 ? std::vector{run_process(runs_to_start.front())}
-                                          : run_processes(runs_to_start, kSanitizerRunsAtOnce);
+    auto runs = run_processes(runs_to_start, kUntimedRunsAtOnce);
     for (std::size_t k = 0; k < plan.size(); ++k) xs[plan[k].first].wall_s += runs[k].wall_s;
     for (std::size_t k = 0; k < plan.size(); ++k) {
       const auto [i, tool] = plan[k];
@@ -914,11 +916,7 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
                                                   results.back().time_timeout_s);
     for (auto& p : graders[i]->plan_checks(specs[i])) checks.push_back(std::move(p));
   }
-  // At most kChecksAtOnce at a time: each check and its runner hold a CUDA context of their own (some hundred MB of
-  // GPU memory each), and a GPU smaller than the course's may be grading every lab.
-  constexpr std::size_t kChecksAtOnce = 12;
-  const std::vector<ProcessResult> runs = checks.size() == 1 ? std::vector{run_process(checks.front())}
-                                                             : run_processes(checks, kChecksAtOnce);
+  const std::vector<ProcessResult> runs = run_processes(checks, kUntimedRunsAtOnce);
   auto last = began;
   for (std::size_t i = 0; i < labs.size(); ++i) {
     LabResult& r = results[i];

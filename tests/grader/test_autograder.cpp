@@ -24,12 +24,15 @@ namespace {
 const fs::path kCourse = fs::path(COURSE_LABS_DIR).parent_path();
 const fs::path kFakes = fs::path(FAKE_LABS_DIR).parent_path();
 
-// A fake /autograder: source/labs/01_fake (the fake lab's manifest), an empty submission/ and results/.
+// A fake /autograder: source/labs/01_fake (the fake lab's manifest), the course's own autograder/course.env (the
+// shipped settings), an empty submission/ and results/.
 struct AutograderRoot {
   TempDir dir;
   AutograderRoot() {
     fs::create_directories(dir.path / "source" / "labs");
+    fs::create_directories(dir.path / "source" / "autograder");
     fs::copy(kFakes / "labs" / "01_fake", dir.path / "source" / "labs" / "01_fake");
+    fs::copy(kCourse / "autograder" / "course.env", dir.path / "source" / "autograder" / "course.env");
     fs::create_directories(dir.path / "submission");
   }
   fs::path submission() const { return dir.path / "submission"; }
