@@ -26,6 +26,7 @@
 # (133 s of grading), `counters` 2. GPU_CHECK_TESTS=REGEX splits `tests` over two calls, e.g. '^lab[1-4]\.' and
 # '^(lab[5-7]|harness|grader|labs|kit|stubs)\.'.
 #
+# GPU_CHECK_EXPERIMENTS="lab04_bytes_in_flight lab05_naive" runs only those experiments (default: every one).
 # GPU_CHECK_SANITIZE=0 leaves out `tests`' step that grades lab 1 under compute-sanitizer (up to 3 minutes).
 # COURSE_LABS="01_coalescing;02_divergence" limits the build and the grading to those labs (default: all).
 # Dependencies missing on the GPU machine (CLI11) are found under .deps/root/usr when present: scripts/fetch-gpu-deps.sh
@@ -49,7 +50,8 @@ labs=all
 runs() { [ "$phase" = all ] || [[ ",$phase," == *",$1,"* ]]; }
 builds() { [ -z "${COURSE_LABS:-}" ] || [[ ";$COURSE_LABS;" == *";$1;"* ]]; }
 
-if ! runs tests && [ ! -f "$build/CMakeCache.txt" ]; then  # a fresh machine: the later phases need a build
+# A fresh machine: the later phases need a build (the experiments alone do not: each bench is built by itself).
+if ! runs tests && [ "$phase" != experiments ] && [ ! -f "$build/CMakeCache.txt" ]; then
   step "configure and build everything (no build directory at $build)"
   cmake -S "$root" -B "$build" -G "Unix Makefiles" "${prefix[@]}" >"$out/build.log" 2>&1 &&
     make -C "$build" -j"$jobs" >>"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
@@ -304,6 +306,7 @@ if runs experiments; then
 step "experiments: each experiments/*/bench.cu built alone and run, its JSON in <folder>.json"
 for bench in "$root"/experiments/*/bench.cu; do
   name=$(basename "$(dirname "$bench")")
+  [ -z "${GPU_CHECK_EXPERIMENTS:-}" ] || [[ " $GPU_CHECK_EXPERIMENTS " == *" $name "* ]] || continue
   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -o "/tmp/$name" "$bench" -lcublas >"$out/$name.build.log" 2>&1 &&
     "/tmp/$name" >"$out/$name.json" 2>"$out/$name.log" || { echo "$name failed"; tail -5 "$out/$name.log"; status=1; }
   echo "$name: $(wc -c <"$out/$name.json") bytes of JSON"

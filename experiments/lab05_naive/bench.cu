@@ -1,0 +1,143 @@
+// Experiment (issue 15): what limits lab 05's coalesced naive kernel at the timed shape (4096^3), and why two runs of
+// the same instructions were once timed at 25 and 45 ms. Every variant below is the reference's loop (one thread per
+// element of C, threadIdx.x along the columns, the k loop unrolled by 8) with one thing changed: the block shape, the
+// unrolling, or the warps each SM may hold (dynamic shared memory the kernel never touches caps the resident blocks).
+// All are timed in the same rounds, each run after a 512 MiB L2 flush, with every round's time kept so that a
+// bimodal kernel shows as a wide spread rather than hiding in a median. Each variant's C is checked bit for bit
+// against the reference's (every variant adds the same products in the same order). Prints JSON on stdout.
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 -o bench bench.cu && ./bench > naive.json
+//   ./bench once    each variant launched once, no timing: for `ncu --kernel-name regex:naive ./bench once`
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../cuda_check.cuh"
+
+constexpr std::int64_t kDim = 4096;  // m = n = k, the timed shape
+
+// The reference's kernel (solutions/05_tiled_matmul/solution.cu), with the block shape and unrolling as parameters.
+template <int kBx, int kBy, int kUnroll>
+__global__ void naive(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                      std::int64_t m, std::int64_t n, std::int64_t k) {
+  const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kBy) + threadIdx.y;
+  const std::int64_t col = blockIdx.x * static_cast<std::int64_t>(kBx) + threadIdx.x;
+  if (row >= m || col >= n) return;
+  float sum = 0.0f;
+#pragma unroll kUnroll
+  for (std::int64_t p = 0; p < k; ++p) sum += a[row * k + p] * b[p * n + col];
+  c[row * n + col] = sum;
+}
+
+struct Variant {
+  std::string name, what;
+  void (*kernel)(const float*, const float*, float*, std::int64_t, std::int64_t, std::int64_t);
+  int bx, by;
+  int blocks_per_sm_cap;  // 0: as many as registers and threads allow
+  std::vector<float> ms;
+  int resident_warps = 0;  // per SM, from the occupancy calculator
+};
+
+int main(int argc, char** argv) {
+  const bool once = argc > 1 && std::strcmp(argv[1], "once") == 0;
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  const std::size_t elems = kDim * kDim, bytes = elems * sizeof(float);
+  float *a = nullptr, *b = nullptr, *c = nullptr, *flush = nullptr;
+  const std::size_t flush_bytes = std::size_t{512} << 20;
+  CHECK(cudaMalloc(&a, bytes));
+  CHECK(cudaMalloc(&b, bytes));
+  CHECK(cudaMalloc(&c, bytes));
+  CHECK(cudaMalloc(&flush, flush_bytes));
+  std::vector<float> host(elems);
+  for (std::size_t i = 0; i < elems; ++i) host[i] = static_cast<float>((i * 2654435761u) % 17) / 8.0f - 1.0f;
+  CHECK(cudaMemcpy(a, host.data(), bytes, cudaMemcpyHostToDevice));
+  std::reverse(host.begin(), host.end());
+  CHECK(cudaMemcpy(b, host.data(), bytes, cudaMemcpyHostToDevice));
+
+  std::vector<Variant> v = {
+      {"reference", "32 x 8 blocks, unrolled by 8 (the reference)", naive<32, 8, 8>, 32, 8, 0},
+      {"no_unroll", "32 x 8 blocks, #pragma unroll 1", naive<32, 8, 1>, 32, 8, 0},
+      {"unroll_16", "32 x 8 blocks, unrolled by 16", naive<32, 8, 16>, 32, 8, 0},
+      {"b32x32", "32 x 32 blocks, unrolled by 8", naive<32, 32, 8>, 32, 32, 0},
+      {"b32x4", "32 x 4 blocks, unrolled by 8", naive<32, 4, 8>, 32, 4, 0},
+      {"b16x16", "16 x 16 blocks, unrolled by 8 (half-warp rows: two rows of A per warp)", naive<16, 16, 8>, 16, 16,
+       0},
+      {"half_occupancy", "the reference with at most 4 blocks (32 warps) per SM", naive<32, 8, 8>, 32, 8, 4},
+      {"quarter_occupancy", "the reference with at most 2 blocks (16 warps) per SM", naive<32, 8, 8>, 32, 8, 2},
+      {"eighth_occupancy", "the reference with at most 1 block (8 warps) per SM", naive<32, 8, 8>, 32, 8, 1},
+  };
+  // Shared memory per block that leaves room for `cap` blocks of an SM's usable shared memory and no more.
+  const auto smem_for = [&](int cap) -> std::size_t {
+    if (cap == 0) return 0;
+    return prop.sharedMemPerMultiprocessor / static_cast<std::size_t>(cap + 1) + 1024;
+  };
+  for (auto& x : v) {
+    const std::size_t smem = smem_for(x.blocks_per_sm_cap);
+    CHECK(cudaFuncSetAttribute(x.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    int blocks = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, x.kernel, x.bx * x.by, smem));
+    x.resident_warps = blocks * x.bx * x.by / 32;
+  }
+  cudaStream_t s;
+  CHECK(cudaStreamCreate(&s));
+  const auto launch = [&](const Variant& x) {
+    const dim3 grid(static_cast<unsigned>((kDim + x.bx - 1) / x.bx), static_cast<unsigned>((kDim + x.by - 1) / x.by));
+    x.kernel<<<grid, dim3(x.bx, x.by), smem_for(x.blocks_per_sm_cap), s>>>(a, b, c, kDim, kDim, kDim);
+    CHECK(cudaGetLastError());
+  };
+  std::vector<float> expected(elems), got(elems);
+  for (std::size_t i = 0; i < v.size(); ++i) {  // warm-up, and each variant's C checked once
+    CHECK(cudaMemsetAsync(c, 0xff, bytes, s));
+    launch(v[i]);
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaMemcpy(i == 0 ? expected.data() : got.data(), c, bytes, cudaMemcpyDeviceToHost));
+    if (i > 0 && std::memcmp(expected.data(), got.data(), bytes) != 0) {
+      std::fprintf(stderr, "%s: C differs from the reference's\n", v[i].name.c_str());
+      return 2;
+    }
+  }
+  if (once) return 0;
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  constexpr int kRounds = 15;
+  for (int round = 0; round < kRounds; ++round) {
+    for (auto& x : v) {
+      CHECK(cudaMemsetAsync(flush, round & 0xff, flush_bytes, s));
+      CHECK(cudaEventRecord(start, s));
+      launch(x);
+      CHECK(cudaEventRecord(stop, s));
+      CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      x.ms.push_back(ms);
+    }
+  }
+  const auto median = [](std::vector<float> m) {
+    std::sort(m.begin(), m.end());
+    return m[m.size() / 2];
+  };
+  const double reference_ms = median(v.front().ms);
+  const double flops = 2.0 * kDim * kDim * kDim;
+  std::printf("{\"gpu\": \"%s\", \"sms\": %d, \"dim\": %lld, \"rounds\": %d, \"variants\": [\n", prop.name,
+              prop.multiProcessorCount, static_cast<long long>(kDim), kRounds);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    auto m = v[i].ms;
+    std::sort(m.begin(), m.end());
+    const double med = median(v[i].ms);
+    std::printf("  {\"name\": \"%s\", \"what\": \"%s\", \"resident_warps_per_sm\": %d, \"median_ms\": %.3f, "
+                "\"min_ms\": %.3f, \"max_ms\": %.3f, \"gflops\": %.0f, \"times_reference\": %.3f, \"ms\": [",
+                v[i].name.c_str(), v[i].what.c_str(), v[i].resident_warps, med, m.front(), m.back(),
+                flops / (med * 1e6), med / reference_ms);
+    for (std::size_t r = 0; r < v[i].ms.size(); ++r) std::printf("%s%.3f", r ? ", " : "", v[i].ms[r]);
+    std::printf("]}%s\n", i + 1 < v.size() ? "," : "");
+  }
+  std::printf("]}\n");
+  return 0;
+}
