@@ -1,7 +1,8 @@
 // Experiment (issue 15): what limits lab 05's coalesced naive kernel at the timed shape (4096^3), and why two runs of
-// the same instructions were once timed at 25 and 45 ms. Every variant below is the reference's loop (one thread per
+// the same instructions were once timed at 25 and 45 ms. Most variants below are the reference's loop (one thread per
 // element of C, threadIdx.x along the columns, the k loop unrolled by 8) with one thing changed: the block shape, the
-// unrolling, or the warps each SM may hold (dynamic shared memory the kernel never touches caps the resident blocks).
+// unrolling, or the warps each SM may hold (dynamic shared memory the kernel never touches caps the resident blocks);
+// then the shipped stub, the stub with only its thread map fixed, and the variant once timed at 25 ms.
 // All are timed in the same rounds, each run after a 512 MiB L2 flush, with every round's time kept so that a
 // bimodal kernel shows as a wide spread rather than hiding in a median. Each variant's C is checked bit for bit
 // against the reference's (every variant adds the same products in the same order). Prints JSON on stdout.
@@ -34,11 +35,40 @@ __global__ void naive(const float* __restrict__ a, const float* __restrict__ b, 
   c[row * n + col] = sum;
 }
 
+// The stub's kernel (labs/05_tiled_matmul/stub.cu: no __restrict__, no pragma), with threadIdx.x along the rows
+// (kCoalesced false, as shipped) or along the columns (true: the smallest fix a student can make, in 32 x 32 blocks).
+template <bool kCoalesced>
+__global__ void naive_stub(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
+                           std::int64_t k) {
+  const unsigned along_rows = kCoalesced ? threadIdx.y : threadIdx.x, along_cols = kCoalesced ? threadIdx.x : threadIdx.y;
+  const unsigned block_rows = kCoalesced ? blockIdx.y : blockIdx.x, block_cols = kCoalesced ? blockIdx.x : blockIdx.y;
+  const std::int64_t row = block_rows * static_cast<std::int64_t>(32) + along_rows;
+  const std::int64_t col = block_cols * static_cast<std::int64_t>(32) + along_cols;
+  if (row >= m || col >= n) return;
+  float sum = 0.0f;
+  for (std::int64_t p = 0; p < k; ++p) sum += a[row * k + p] * b[p * n + col];
+  c[row * n + col] = sum;
+}
+
+// experiments/lab05_naive/naive_b32x8_i64_unroll8.cu, once timed at 25.3 ms: row and column computed in 32-bit
+// unsigned arithmetic, then widened. Its k loop compiles to the same PTX as the reference's.
+__global__ void naive_u32_widened(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                  std::int64_t m, std::int64_t n, std::int64_t k) {
+  const std::int64_t row = blockIdx.y * 8 + threadIdx.y;
+  const std::int64_t col = blockIdx.x * 32 + threadIdx.x;
+  if (row >= m || col >= n) return;
+  float sum = 0.0f;
+#pragma unroll 8
+  for (std::int64_t p = 0; p < k; ++p) sum += a[row * k + p] * b[p * n + col];
+  c[row * n + col] = sum;
+}
+
 struct Variant {
   std::string name, what;
   void (*kernel)(const float*, const float*, float*, std::int64_t, std::int64_t, std::int64_t);
   int bx, by;
-  int blocks_per_sm_cap;  // 0: as many as registers and threads allow
+  int blocks_per_sm_cap;    // 0: as many as registers and threads allow
+  bool swap_grid = false;  // the stub's grid: x over rows
   std::vector<float> ms;
   int resident_warps = 0;  // per SM, from the occupancy calculator
 };
@@ -71,6 +101,10 @@ int main(int argc, char** argv) {
       {"half_occupancy", "the reference with at most 4 blocks (32 warps) per SM", naive<32, 8, 8>, 32, 8, 4},
       {"quarter_occupancy", "the reference with at most 2 blocks (16 warps) per SM", naive<32, 8, 8>, 32, 8, 2},
       {"eighth_occupancy", "the reference with at most 1 block (8 warps) per SM", naive<32, 8, 8>, 32, 8, 1},
+      {"stub", "the shipped stub: threadIdx.x along the rows, 32 x 32 blocks", naive_stub<false>, 32, 32, 0, true},
+      {"stub_coalesced", "the stub with threadIdx.x along the columns, nothing else changed", naive_stub<true>, 32, 32,
+       0},
+      {"u32_widened", "experiments/lab05_naive/naive_b32x8_i64_unroll8.cu's kernel", naive_u32_widened, 32, 8, 0},
   };
   // Shared memory per block that leaves room for `cap` blocks of an SM's usable shared memory and no more.
   const auto smem_for = [&](int cap) -> std::size_t {
@@ -87,7 +121,8 @@ int main(int argc, char** argv) {
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
   const auto launch = [&](const Variant& x) {
-    const dim3 grid(static_cast<unsigned>((kDim + x.bx - 1) / x.bx), static_cast<unsigned>((kDim + x.by - 1) / x.by));
+    dim3 grid(static_cast<unsigned>((kDim + x.bx - 1) / x.bx), static_cast<unsigned>((kDim + x.by - 1) / x.by));
+    if (x.swap_grid) std::swap(grid.x, grid.y);
     x.kernel<<<grid, dim3(x.bx, x.by), smem_for(x.blocks_per_sm_cap), s>>>(a, b, c, kDim, kDim, kDim);
     CHECK(cudaGetLastError());
   };

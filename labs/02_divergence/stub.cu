@@ -6,15 +6,18 @@
 // Check correctness only, with Catch2's report: ./lab2 check --impl student
 // The exercise sheet is labs/02_divergence/README.md.
 //
-// All three launchers below are correct but slow, for the same reason: the 32 lanes of a warp share one instruction
-// stream, so when lanes of one warp take different sides of a branch the warp runs both sides one after the other,
-// each with part of its lanes switched off. Rearrange which thread does which work so that whole warps agree. Keep
-// the launcher names and signatures: divergence.hpp is the contract.
+// All three launchers below are correct but slow, and all three are about which thread does which work. The 32 lanes
+// of a warp are issued together, so when lanes of one warp take different sides of a branch the warp runs both sides
+// one after the other, each with part of its lanes switched off (branches, regroup: the cost is the side the masked
+// lanes wait through). block_sums is the classic divergent tree, measured: its idle lanes cost little, and what does
+// cost is the test that picks the working lanes, evaluated by every lane of every warp at every step. Keep the
+// launcher names and signatures: divergence.hpp is the contract.
 //
 //   1. branches    y[i] = even or odd path of x[i]   ceiling: the same FMAs with no divergence (compute-bound)
 //                  Remap threads to elements so each warp holds only even or only odd elements; y[i] stays y[i].
 //   2. block_sums  one sum per 256 elements          ceiling: the copy (reads 4 bytes per element)
-//                  Replace `tid % (2 * stride) == 0` with an index that keeps the working threads contiguous.
+//                  Pick the working threads without a division: sequential addressing (`tid < stride`), which also
+//                  keeps them contiguous. The sheet's "What block_sums' stub really costs" splits the gap.
 //   3. regroup     y[i] = heavy or light path of x[i] ceiling: the same FMAs, heavy ones in full warps (compute-bound)
 //                  Two passes: the light path for all, appending the heavy indices to the worklist (few atomics:
 //                  one per block); then the heavy path over the worklist, 32 heavy elements per warp; y[i] stays y[i].
@@ -52,8 +55,9 @@ void launch_branches(const float* x, float* y, std::int64_t n, int iterations, c
 
 // ---- 2. block_sums -------------------------------------------------------------------------------------------
 // Interleaved addressing: at step s only threads whose index is a multiple of 2s add. At s = 1 every warp has 16
-// working lanes, at s = 2 eight, ...: all 8 warps of the block stay busy (each with a few lanes) until s = 32, so
-// every step costs as much as the first.
+// working lanes, at s = 2 eight, ...: all 8 warps of the block stay busy (each with a few lanes) until s = 32. That
+// divergence costs a few issue slots per step; the test itself, `%` by a run-time value, is an integer division
+// routine that all 256 threads run at every step, and it is most of this kernel's time.
 __global__ void block_sums_kernel(const float* x, float* sums, std::int64_t n) {
   __shared__ float s[lab02::kSegment];
   const int tid = threadIdx.x;

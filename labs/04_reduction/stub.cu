@@ -17,7 +17,8 @@
 //   2. warp_atomic   warp sum by __shfl_down_sync, one atomicAdd per warp      (your stage 1 + one step)
 //   3. block_atomic  block sum, one atomicAdd per block                        (your stage 2 + one step)
 //   4. grid_stride   a fixed grid; each thread sums many elements first        (your stage 3 + one step)
-//   5. vectorized    float4 loads in the grid-stride loop, plus the n % 4 tail (your stage 4 + one step)
+//   5. vectorized    more bytes in flight per thread: float4 loads in the grid-stride loop, unrolled, plus the
+//                    n % 4 tail (your stage 4 + one step)
 // Ceiling: the device-to-device copy of the same bytes; cub::DeviceReduce::Sum and thrust::reduce are timed beside
 // you in the same run.
 #include "reduction.hpp"

@@ -6,9 +6,11 @@
 // it computed, y[i]; only the thread-to-element map changed. The loads and stores become stride-2 (half of each
 // 32-byte sector is used), which doubles a memory time that is a tenth of the arithmetic: a good trade.
 //
-// block_sums: sequential addressing. At step s the threads 0..s-1 add s[tid + s]: the working threads are
-// contiguous, so whole warps drop out together (at s = 64 two warps work and six are idle, instead of eight warps
-// with a few lanes each), and no shared-memory bank is hit twice by one warp.
+// block_sums: sequential addressing. At step s the threads 0..s-1 add s[tid + s]: the test is one compare instead of
+// the stub's run-time `%` (an integer division routine in every lane of every warp at every step: most of the
+// stub's extra time, measured in experiments/lab02_block_sums), and the working threads are contiguous, so whole
+// warps drop out together (at s = 64 two warps work and six are idle, instead of eight warps with a few lanes each;
+// measured, a few percent).
 //
 // regroup: 1 element in 16 is heavy (4096 FMAs), scattered, so in the stub 7 warps in 8 run the heavy loop for one
 // or two lanes. Regroup the work in two passes. Pass 1 reads every element once, runs the 16-step light path for the

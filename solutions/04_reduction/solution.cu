@@ -101,8 +101,8 @@ void launch_block_atomic(const float* x, float* result, std::int64_t n, cudaStre
 __global__ void grid_stride_kernel(const float* x, float* result, std::int64_t n) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   float sum = 0.0f;
-  // One load in flight per thread (no unrolling): enough threads keep the memory busy only up to a point, and
-  // measured on an H200 an unrolled scalar loop already matched the float4 one, leaving stage 5 nothing to teach.
+  // One 4-byte load in flight per thread (no unrolling): stage 4 is about blocks and atomics, and stage 5 about bytes
+  // in flight, which an unrolled scalar loop would already bring (experiments/lab04_bytes_in_flight measures both).
 #pragma unroll 1
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
     sum += x[i];
