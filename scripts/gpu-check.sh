@@ -17,8 +17,8 @@
 # every lab's reference, graded by `grade batch`: class-rate.txt, with the steady-state rate, and class-ratios.txt,
 # the largest student/reference time ratios; CLASS_KILL_AFTER=S kills the batch with kill -9 after S seconds and
 # starts it again: class-resume.txt), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own,
-# built with nvcc and run: NAME.json), or `all` (default). Every phase after `tests` uses the build directory that
-# `tests` left, or makes one.
+# built with nvcc and run: NAME.json; then its profile.sh, if it has one: NAME.sass and the like), or `all`
+# (default). Every phase after `tests` uses the build directory that `tests` left, or makes one.
 # The phases exist because one command on the lent GPU machine may run 10 minutes at most, and the machine stays
 # warm only about 30 s between calls (a later call often finds a fresh one): make each call whole, building first
 # when it starts on a fresh machine (cmake + make -j16: about 70 s), and bring OUT_DIR back as one tar file. On an
@@ -310,6 +310,10 @@ for bench in "$root"/experiments/*/bench.cu; do
   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -o "/tmp/$name" "$bench" -lcublas >"$out/$name.build.log" 2>&1 &&
     "/tmp/$name" >"$out/$name.json" 2>"$out/$name.log" || { echo "$name failed"; tail -5 "$out/$name.log"; status=1; }
   echo "$name: $(wc -c <"$out/$name.json") bytes of JSON"
+  # An experiment's profile.sh, when it has one, reads the built bench with the CUDA tools (SASS, ncu).
+  if [ -f "$(dirname "$bench")/profile.sh" ]; then
+    bash "$(dirname "$bench")/profile.sh" "/tmp/$name" "$out/$name" || { echo "$name: profile.sh failed"; status=1; }
+  fi
 done
 fi
 

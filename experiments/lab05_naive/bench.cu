@@ -1,8 +1,8 @@
 // Experiment (issue 15): what limits lab 05's coalesced naive kernel at the timed shape (4096^3), and why two runs of
-// the same instructions were once timed at 25 and 45 ms. Most variants below are the reference's loop (one thread per
-// element of C, threadIdx.x along the columns, the k loop unrolled by 8) with one thing changed: the block shape, the
-// unrolling, or the warps each SM may hold (dynamic shared memory the kernel never touches caps the resident blocks);
-// then the shipped stub, the stub with only its thread map fixed, and the variant once timed at 25 ms.
+// the same k loop in PTX runs in 26 or 46 ms. Most variants below are the reference's loop (one thread per element of
+// C, threadIdx.x along the columns, the k loop unrolled by 8) with one thing changed: how row and column are computed,
+// the block shape, the unrolling, or the warps each SM may hold (dynamic shared memory the kernel never touches caps
+// the resident blocks); then the shipped stub and the stub with only its thread map fixed.
 // All are timed in the same rounds, each run after a 512 MiB L2 flush, with every round's time kept so that a
 // bimodal kernel shows as a wide spread rather than hiding in a median. Each variant's C is checked bit for bit
 // against the reference's (every variant adds the same products in the same order). Prints JSON on stdout.
@@ -22,12 +22,16 @@
 
 constexpr std::int64_t kDim = 4096;  // m = n = k, the timed shape
 
-// The reference's kernel (solutions/05_tiled_matmul/solution.cu), with the block shape and unrolling as parameters.
-template <int kBx, int kBy, int kUnroll>
+// The reference's kernel (solutions/05_tiled_matmul/solution.cu), with the block shape and unrolling as parameters,
+// and kWide: row and column computed in 64-bit arithmetic, as the reference did until commit 8e73167, instead of in
+// 32 bits and then widened. The k loop is the same PTX either way; ptxas schedules it differently (see README.md).
+template <int kBx, int kBy, int kUnroll, bool kWide = false>
 __global__ void naive(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                       std::int64_t m, std::int64_t n, std::int64_t k) {
-  const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kBy) + threadIdx.y;
-  const std::int64_t col = blockIdx.x * static_cast<std::int64_t>(kBx) + threadIdx.x;
+  const std::int64_t row = kWide ? blockIdx.y * static_cast<std::int64_t>(kBy) + threadIdx.y
+                                 : static_cast<unsigned>(blockIdx.y * kBy + threadIdx.y);
+  const std::int64_t col = kWide ? blockIdx.x * static_cast<std::int64_t>(kBx) + threadIdx.x
+                                 : static_cast<unsigned>(blockIdx.x * kBx + threadIdx.x);
   if (row >= m || col >= n) return;
   float sum = 0.0f;
 #pragma unroll kUnroll
@@ -50,18 +54,6 @@ __global__ void naive_stub(const float* a, const float* b, float* c, std::int64_
   c[row * n + col] = sum;
 }
 
-// experiments/lab05_naive/naive_b32x8_i64_unroll8.cu, once timed at 25.3 ms: row and column computed in 32-bit
-// unsigned arithmetic, then widened. Its k loop compiles to the same PTX as the reference's.
-__global__ void naive_u32_widened(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                                  std::int64_t m, std::int64_t n, std::int64_t k) {
-  const std::int64_t row = blockIdx.y * 8 + threadIdx.y;
-  const std::int64_t col = blockIdx.x * 32 + threadIdx.x;
-  if (row >= m || col >= n) return;
-  float sum = 0.0f;
-#pragma unroll 8
-  for (std::int64_t p = 0; p < k; ++p) sum += a[row * k + p] * b[p * n + col];
-  c[row * n + col] = sum;
-}
 
 struct Variant {
   std::string name, what;
@@ -91,7 +83,10 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(b, host.data(), bytes, cudaMemcpyHostToDevice));
 
   std::vector<Variant> v = {
-      {"reference", "32 x 8 blocks, unrolled by 8 (the reference)", naive<32, 8, 8>, 32, 8, 0},
+      {"reference", "32 x 8 blocks, unrolled by 8, row and column in 32 bits (the reference)", naive<32, 8, 8>, 32, 8,
+       0},
+      {"wide_indices", "the reference with row and column in 64-bit arithmetic (the reference before 8e73167)",
+       naive<32, 8, 8, true>, 32, 8, 0},
       {"no_unroll", "32 x 8 blocks, #pragma unroll 1", naive<32, 8, 1>, 32, 8, 0},
       {"unroll_16", "32 x 8 blocks, unrolled by 16", naive<32, 8, 16>, 32, 8, 0},
       {"b32x32", "32 x 32 blocks, unrolled by 8", naive<32, 32, 8>, 32, 32, 0},
@@ -104,7 +99,6 @@ int main(int argc, char** argv) {
       {"stub", "the shipped stub: threadIdx.x along the rows, 32 x 32 blocks", naive_stub<false>, 32, 32, 0, true},
       {"stub_coalesced", "the stub with threadIdx.x along the columns, nothing else changed", naive_stub<true>, 32, 32,
        0},
-      {"u32_widened", "experiments/lab05_naive/naive_b32x8_i64_unroll8.cu's kernel", naive_u32_widened, 32, 8, 0},
   };
   // Shared memory per block that leaves room for `cap` blocks of an SM's usable shared memory and no more.
   const auto smem_for = [&](int cap) -> std::size_t {

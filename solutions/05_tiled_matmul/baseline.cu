@@ -41,8 +41,8 @@ constexpr int kCoalescedRows = 8;
 
 __global__ void coalesced_kernel(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
                                  std::int64_t k) {
-  const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kCoalescedRows) + threadIdx.y;
-  const std::int64_t col = blockIdx.x * static_cast<std::int64_t>(kTile) + threadIdx.x;
+  const std::int64_t row = static_cast<unsigned>(blockIdx.y * kCoalescedRows + threadIdx.y);
+  const std::int64_t col = static_cast<unsigned>(blockIdx.x * kTile + threadIdx.x);
   if (row >= m || col >= n) return;
   float sum = 0.0f;
 #pragma unroll 8

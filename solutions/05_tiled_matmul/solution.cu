@@ -26,18 +26,20 @@ dim3 blocks_over(std::int64_t rows, std::int64_t cols, int tile) {  // x over co
   return dim3(static_cast<unsigned>((cols + tile - 1) / tile), static_cast<unsigned>((rows + tile - 1) / tile));
 }
 
-// Blocks of 32 x 8 threads, the loop unrolled by 8: 44.7 ms at 4096^3 on the course's H200 (results/h200-lab05.json),
-// against 47.4 ms in blocks of 32 x 32. An open lead: variants that compute row and col in 32-bit unsigned arithmetic
-// before widening them to 64 bits ran at 25.3 ms (32 x 8, unrolled by 8) and 27.6 ms (16 x 16), where the same
-// kernels with 32-bit indices throughout took 42.7 to 44.5 ms (results/h200-lab05-naive_*.json, each timed in one run
-// against the 32 x 32 reference). Why was not established (no SASS was read), so this reference does not rely on it.
+// Blocks of 32 x 8 threads, the loop unrolled by 8, and a latency lesson: the kernel waits on its loads (L1 and L2
+// hits), so its speed is the loads each SM has in flight (experiments/lab05_naive: a quarter of the resident warps
+// takes four times as long). Row and column are computed in 32 bits and then widened. The k loop is the same PTX as
+// with 64-bit arithmetic, but with 64-bit row and column live through the loop, ptxas (which holds a thread to 32
+// registers so that 64 warps fit on an SM) issued 4 of the 16 loads of an unrolled trip before the first FFMA that
+// waits, against 8 here: at 4096^3 on the course's H200, 46 ms against 26 (the lab's sheet, "Why the naive kernel
+// waits").
 constexpr int kNaiveRows = 8;
 
 // slide-begin: naive
 __global__ void naive_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
                              std::int64_t m, std::int64_t n, std::int64_t k) {
-  const std::int64_t row = blockIdx.y * static_cast<std::int64_t>(kNaiveRows) + threadIdx.y;
-  const std::int64_t col = blockIdx.x * static_cast<std::int64_t>(kTile) + threadIdx.x;
+  const std::int64_t row = static_cast<unsigned>(blockIdx.y * kNaiveRows + threadIdx.y);  // 32-bit: see above
+  const std::int64_t col = static_cast<unsigned>(blockIdx.x * kTile + threadIdx.x);
   if (row >= m || col >= n) return;
   float sum = 0.0f;
 #pragma unroll 8
