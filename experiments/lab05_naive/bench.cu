@@ -63,6 +63,7 @@ struct Variant {
   bool swap_grid = false;  // the stub's grid: x over rows
   std::vector<float> ms;
   int resident_warps = 0;  // per SM, from the occupancy calculator
+  int registers = 0;       // per thread, as ptxas allocated them (cudaFuncGetAttributes)
 };
 
 int main(int argc, char** argv) {
@@ -111,6 +112,9 @@ int main(int argc, char** argv) {
     int blocks = 0;
     CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, x.kernel, x.bx * x.by, smem));
     x.resident_warps = blocks * x.bx * x.by / 32;
+    cudaFuncAttributes attributes{};
+    CHECK(cudaFuncGetAttributes(&attributes, x.kernel));
+    x.registers = attributes.numRegs;
   }
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
@@ -160,9 +164,10 @@ int main(int argc, char** argv) {
     auto m = v[i].ms;
     std::sort(m.begin(), m.end());
     const double med = median(v[i].ms);
-    std::printf("  {\"name\": \"%s\", \"what\": \"%s\", \"resident_warps_per_sm\": %d, \"median_ms\": %.3f, "
+    std::printf("  {\"name\": \"%s\", \"what\": \"%s\", \"registers\": %d, \"resident_warps_per_sm\": %d, "
+                "\"median_ms\": %.3f, "
                 "\"min_ms\": %.3f, \"max_ms\": %.3f, \"gflops\": %.0f, \"times_reference\": %.3f, \"ms\": [",
-                v[i].name.c_str(), v[i].what.c_str(), v[i].resident_warps, med, m.front(), m.back(),
+                v[i].name.c_str(), v[i].what.c_str(), v[i].registers, v[i].resident_warps, med, m.front(), m.back(),
                 flops / (med * 1e6), med / reference_ms);
     for (std::size_t r = 0; r < v[i].ms.size(); ++r) std::printf("%s%.3f", r ? ", " : "", v[i].ms[r]);
     std::printf("]}%s\n", i + 1 < v.size() ? "," : "");

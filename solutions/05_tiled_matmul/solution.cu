@@ -29,10 +29,10 @@ dim3 blocks_over(std::int64_t rows, std::int64_t cols, int tile) {  // x over co
 // Blocks of 32 x 8 threads, the loop unrolled by 8, and a latency lesson: the kernel waits on its loads (L1 and L2
 // hits), so its speed is the loads each SM has in flight (experiments/lab05_naive: a quarter of the resident warps
 // takes four times as long). Row and column are computed in 32 bits and then widened. The k loop is the same PTX as
-// with 64-bit arithmetic, but with 64-bit row and column live through the loop, ptxas (which holds a thread to 32
-// registers so that 64 warps fit on an SM) issued 4 of the 16 loads of an unrolled trip before the first FFMA that
-// waits, against 8 here: at 4096^3 on the course's H200, 46 ms against 26 (the lab's sheet, "Why the naive kernel
-// waits").
+// with 64-bit arithmetic, but with 64-bit row and column ptxas issued 4 of the 16 loads of an unrolled trip before the
+// first FFMA that waits, against 8 here (both at 32 registers per thread, two of them holding row and column through
+// the loop in the 64-bit kernel): at 4096^3 on the course's H200, 46 ms against 26 (the lab's sheet, "Why the naive
+// kernel waits").
 constexpr int kNaiveRows = 8;
 
 // slide-begin: naive
