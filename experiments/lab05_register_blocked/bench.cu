@@ -405,6 +405,129 @@ using W256x128x16_w64x64 = Warptile<256, 128, 16, 64, 64, 4, 8, 4, 256, 1>;
 using W128x128x8_w64x64_128t = Warptile<128, 128, 8, 64, 64, 4, 8, 4, 128, 2>;
 using W128x128x16_w64x64_128t = Warptile<128, 128, 16, 64, 64, 4, 8, 4, 128, 2>;  // Boehm's kernel 10 on the A6000
 
+// ---- cuBLAS's shape: 256 x 128 x 8 tiles, 8 x 16 per thread, a 3-stage cp.async pipeline --------------------------
+// ncu names the kernel cublasSgemm runs at 4096^3 on the H200 (pedantic math):
+// sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma_aligna4_alignc4, 254 registers,
+// one 256-thread block per SM. In row-major terms: a block computes 128 rows x 256 columns of C; 8 warps as 2 x 4,
+// each 64 x 64; a lane 8 rows (two groups of 4, 32 apart) x 16 columns (four float4, 16 apart). Shared memory holds
+// STAGES slices; each is filled by cp.async straight from global memory (no registers in between): B's slice with
+// 16-byte copies, A's transposed into as[k][row] with 4-byte copies (a copy may land anywhere, so the transpose is
+// free). One barrier per slice: the stage refilled at slice s is the one every warp finished at slice s - 1.
+namespace pipelined {
+__device__ __forceinline__ void cp_async4(float* dst, const float* src) {
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(src));
+}
+__device__ __forceinline__ void cp_async16(float* dst, const float* src) {
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(src));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+template <int BK_, int STAGES_>
+struct Tile {
+  static constexpr int BM = 128, BN = 256, BK = BK_, STAGES = STAGES_, kThreads = 256;
+  static constexpr int kLdA = BM + 4;  // as[k][row]: 4-byte copies of 8 k x 4 rows per warp hit 32 banks
+  static constexpr int kStageFloats = BK * kLdA + BK * BN;
+  static constexpr int kSmemBytes = STAGES * kStageFloats * 4;
+  static constexpr int kACopies = BM * BK / kThreads;       // 4-byte copies per thread and slice
+  static constexpr int kARowStep = kThreads / BK;           // rows between a thread's copies
+  static constexpr int kBCopies = BK * BN / 4 / kThreads;   // 16-byte copies per thread and slice
+  static constexpr int kBRowStep = kThreads / (BN / 4);
+  static_assert(kThreads % BK == 0 && BM % kARowStep == 0 && kThreads % (BN / 4) == 0 && BK % kBRowStep == 0);
+};
+
+template <class T>
+__global__ void __launch_bounds__(T::kThreads, 1)
+    pipelined_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
+                     int k) {
+  constexpr int BM = T::BM, BN = T::BN, BK = T::BK, STAGES = T::STAGES, kLdA = T::kLdA;
+  extern __shared__ float4 smem4[];
+  float* const smem = reinterpret_cast<float*>(smem4);
+  const int tid = threadIdx.x;
+  const int row0 = blockIdx.y * BM, col0 = blockIdx.x * BN;
+  const int a_kk = tid % BK, a_r = tid / BK;
+  const int b_k = tid / (BN / 4), b_c = (tid % (BN / 4)) * 4;
+  const float* const a_src = a + static_cast<std::int64_t>(row0 + a_r) * k + a_kk;
+  const float* const b_src = b + static_cast<std::int64_t>(b_k) * n + col0 + b_c;
+  const auto load_slice = [&](int stage, int p0) {
+    float* const as = smem + stage * T::kStageFloats;
+    float* const bs = as + BK * kLdA;
+#pragma unroll
+    for (int j = 0; j < T::kACopies; ++j)
+      cp_async4(&as[a_kk * kLdA + a_r + j * T::kARowStep],
+                a_src + static_cast<std::int64_t>(j) * T::kARowStep * k + p0);
+#pragma unroll
+    for (int j = 0; j < T::kBCopies; ++j)
+      cp_async16(&bs[(b_k + j * T::kBRowStep) * BN + b_c],
+                 b_src + static_cast<std::int64_t>(p0 + j * T::kBRowStep) * n);
+  };
+
+  const int warp = tid / 32, lane = tid % 32;
+  const int a_off = (warp / 4) * 64 + (lane / 4) * 4;  // + 32 g: the lane's rows
+  const int b_off = (warp % 4) * 64 + (lane % 4) * 4;  // + 16 g: the lane's columns
+  float acc[8][16] = {};
+  const int slices = k / BK;
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < slices) load_slice(s, s * BK);
+    cp_async_commit();
+  }
+  for (int s = 0; s < slices; ++s) {
+    cp_async_wait<STAGES - 2>();  // slice s has landed (for this thread's copies)
+    __syncthreads();              // ... and for everyone's; and everyone is done with slice s - 1
+    const int next = s + STAGES - 1;
+    if (next < slices) load_slice(next % STAGES, next * BK);
+    cp_async_commit();
+    const float* const as = smem + (s % STAGES) * T::kStageFloats;
+    const float* const bs = as + BK * kLdA;
+#pragma unroll
+    for (int p = 0; p < BK; ++p) {
+      float ra[8], rb[16];
+#pragma unroll
+      for (int g = 0; g < 2; ++g)
+        *reinterpret_cast<float4*>(&ra[4 * g]) = *reinterpret_cast<const float4*>(&as[p * kLdA + a_off + 32 * g]);
+#pragma unroll
+      for (int g = 0; g < 4; ++g)
+        *reinterpret_cast<float4*>(&rb[4 * g]) = *reinterpret_cast<const float4*>(&bs[p * BN + b_off + 16 * g]);
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 16; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    float* const out = c + static_cast<std::int64_t>(row0 + a_off + 32 * (i / 4) + i % 4) * n + col0 + b_off;
+#pragma unroll
+    for (int g = 0; g < 4; ++g)
+      *reinterpret_cast<float4*>(&out[16 * g]) =
+          make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
+  }
+}
+
+template <class T>
+void launch(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
+  pipelined_kernel<T><<<dim3(n / T::BN, m / T::BM), T::kThreads, T::kSmemBytes, stream>>>(a, b, c, m, n, k);
+}
+}  // namespace pipelined
+
+template <class T>
+Variant pipelined_variant() {
+  const std::string name = "pl_128x256x" + std::to_string(T::BK) + "_s" + std::to_string(T::STAGES) + "_t8x16_256t1b";
+  char params[256];
+  std::snprintf(params, sizeof params,
+                "{\"kernel\": \"pipelined (cp.async)\", \"BM\": 128, \"BN\": 256, \"BK\": %d, \"WM\": 64, \"WN\": 64, "
+                "\"TM\": 8, \"TN\": 16, \"threads\": 256, \"min_blocks_per_sm\": 1, \"smem_stages\": %d}",
+                T::BK, T::STAGES);
+  return {name, params, reinterpret_cast<const void*>(&pipelined::pipelined_kernel<T>), &pipelined::launch<T>,
+          T::BM, T::BN, T::BK, T::kThreads, T::kSmemBytes};
+}
+
 std::vector<Variant> all_variants() {
   std::vector<Variant> v;
   v.push_back({"current",
@@ -424,6 +547,9 @@ std::vector<Variant> all_variants() {
   v.push_back(warptiled<W256x128x16_w64x64>(false));
   v.push_back(warptiled<W128x128x8_w64x64_128t>(false));
   v.push_back(warptiled<W128x128x16_w64x64_128t>(false));
+  v.push_back(pipelined_variant<pipelined::Tile<8, 3>>());
+  v.push_back(pipelined_variant<pipelined::Tile<8, 4>>());
+  v.push_back(pipelined_variant<pipelined::Tile<16, 3>>());
   return v;
 }
 
