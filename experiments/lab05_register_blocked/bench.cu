@@ -428,9 +428,10 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
-template <int BK_, int STAGES_>
+template <int BN_, int BK_, int STAGES_, int MIN_BLOCKS_>
 struct Tile {
-  static constexpr int BM = 128, BN = 256, BK = BK_, STAGES = STAGES_, kThreads = 256;
+  static constexpr int BM = 128, BN = BN_, BK = BK_, STAGES = STAGES_, kThreads = 256, kMinBlocks = MIN_BLOCKS_;
+  static constexpr int kGroupsN = BN / 64;  // a lane's float4 column groups, 16 apart: 4 x kGroupsN columns
   static constexpr int kLdA = BM + 4;  // as[k][row]: 4-byte copies of 8 k x 4 rows per warp hit 32 banks
   static constexpr int kStageFloats = BK * kLdA + BK * BN;
   static constexpr int kSmemBytes = STAGES * kStageFloats * 4;
@@ -442,7 +443,7 @@ struct Tile {
 };
 
 template <class T>
-__global__ void __launch_bounds__(T::kThreads, 1)
+__global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     pipelined_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
                      int k) {
   constexpr int BM = T::BM, BN = T::BN, BK = T::BK, STAGES = T::STAGES, kLdA = T::kLdA;
@@ -469,8 +470,9 @@ __global__ void __launch_bounds__(T::kThreads, 1)
 
   const int warp = tid / 32, lane = tid % 32;
   const int a_off = (warp / 4) * 64 + (lane / 4) * 4;  // + 32 g: the lane's rows
-  const int b_off = (warp % 4) * 64 + (lane % 4) * 4;  // + 16 g: the lane's columns
-  float acc[8][16] = {};
+  const int b_off = (warp % 4) * (BN / 4) + (lane % 4) * 4;  // + 16 g: the lane's columns
+  constexpr int TN = 4 * T::kGroupsN;
+  float acc[8][TN] = {};
   const int slices = k / BK;
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
@@ -487,24 +489,24 @@ __global__ void __launch_bounds__(T::kThreads, 1)
     const float* const bs = as + BK * kLdA;
 #pragma unroll
     for (int p = 0; p < BK; ++p) {
-      float ra[8], rb[16];
+      float ra[8], rb[TN];
 #pragma unroll
       for (int g = 0; g < 2; ++g)
         *reinterpret_cast<float4*>(&ra[4 * g]) = *reinterpret_cast<const float4*>(&as[p * kLdA + a_off + 32 * g]);
 #pragma unroll
-      for (int g = 0; g < 4; ++g)
+      for (int g = 0; g < T::kGroupsN; ++g)
         *reinterpret_cast<float4*>(&rb[4 * g]) = *reinterpret_cast<const float4*>(&bs[p * BN + b_off + 16 * g]);
 #pragma unroll
       for (int i = 0; i < 8; ++i)
 #pragma unroll
-        for (int j = 0; j < 16; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
     }
   }
 #pragma unroll
   for (int i = 0; i < 8; ++i) {
     float* const out = c + static_cast<std::int64_t>(row0 + a_off + 32 * (i / 4) + i % 4) * n + col0 + b_off;
 #pragma unroll
-    for (int g = 0; g < 4; ++g)
+    for (int g = 0; g < T::kGroupsN; ++g)
       *reinterpret_cast<float4*>(&out[16 * g]) =
           make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
   }
@@ -518,12 +520,14 @@ void launch(const float* a, const float* b, float* c, int m, int n, int k, cudaS
 
 template <class T>
 Variant pipelined_variant() {
-  const std::string name = "pl_128x256x" + std::to_string(T::BK) + "_s" + std::to_string(T::STAGES) + "_t8x16_256t1b";
+  const std::string name = "pl_128x" + std::to_string(T::BN) + "x" + std::to_string(T::BK) + "_s" +
+                           std::to_string(T::STAGES) + "_t8x" + std::to_string(4 * T::kGroupsN) + "_256t" +
+                           std::to_string(T::kMinBlocks) + "b";
   char params[256];
   std::snprintf(params, sizeof params,
-                "{\"kernel\": \"pipelined (cp.async)\", \"BM\": 128, \"BN\": 256, \"BK\": %d, \"WM\": 64, \"WN\": 64, "
-                "\"TM\": 8, \"TN\": 16, \"threads\": 256, \"min_blocks_per_sm\": 1, \"smem_stages\": %d}",
-                T::BK, T::STAGES);
+                "{\"kernel\": \"pipelined (cp.async)\", \"BM\": 128, \"BN\": %d, \"BK\": %d, \"WM\": 64, \"WN\": %d, "
+                "\"TM\": 8, \"TN\": %d, \"threads\": 256, \"min_blocks_per_sm\": %d, \"smem_stages\": %d}",
+                T::BN, T::BK, T::BN / 4, 4 * T::kGroupsN, T::kMinBlocks, T::STAGES);
   return {name, params, reinterpret_cast<const void*>(&pipelined::pipelined_kernel<T>), &pipelined::launch<T>,
           T::BM, T::BN, T::BK, T::kThreads, T::kSmemBytes};
 }
@@ -547,9 +551,15 @@ std::vector<Variant> all_variants() {
   v.push_back(warptiled<W256x128x16_w64x64>(false));
   v.push_back(warptiled<W128x128x8_w64x64_128t>(false));
   v.push_back(warptiled<W128x128x16_w64x64_128t>(false));
-  v.push_back(pipelined_variant<pipelined::Tile<8, 3>>());
-  v.push_back(pipelined_variant<pipelined::Tile<8, 4>>());
-  v.push_back(pipelined_variant<pipelined::Tile<16, 3>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 8, 3, 1>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 8, 4, 1>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 16, 3, 1>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 16, 4, 1>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 3, 1>>());
+  v.push_back(pipelined_variant<pipelined::Tile<128, 8, 4, 2>>());
+  v.push_back(pipelined_variant<pipelined::Tile<128, 16, 3, 2>>());
+  v.push_back(pipelined_variant<pipelined::Tile<128, 16, 4, 2>>());
+  v.push_back(pipelined_variant<pipelined::Tile<128, 32, 3, 2>>());
   return v;
 }
 
