@@ -560,6 +560,10 @@ std::vector<Variant> all_variants() {
   v.push_back(pipelined_variant<pipelined::Tile<128, 16, 3, 2>>());
   v.push_back(pipelined_variant<pipelined::Tile<128, 16, 4, 2>>());
   v.push_back(pipelined_variant<pipelined::Tile<128, 32, 3, 2>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 2, 1>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 4, 1>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 64, 2, 1>>());
+  v.push_back(pipelined_variant<pipelined::Tile<128, 32, 2, 2>>());
   return v;
 }
 
