@@ -428,9 +428,10 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
-template <int BN_, int BK_, int STAGES_, int MIN_BLOCKS_>
+template <int BN_, int BK_, int STAGES_, int MIN_BLOCKS_, int UNROLL_ = BK_>
 struct Tile {
   static constexpr int BM = 128, BN = BN_, BK = BK_, STAGES = STAGES_, kThreads = 256, kMinBlocks = MIN_BLOCKS_;
+  static constexpr int kUnroll = UNROLL_;  // k steps of a slice unrolled: the loop body's code size
   static constexpr int kGroupsN = BN / 64;  // a lane's float4 column groups, 16 apart: 4 x kGroupsN columns
   static constexpr int kLdA = BM + 4;  // as[k][row]: 4-byte copies of 8 k x 4 rows per warp hit 32 banks
   static constexpr int kStageFloats = BK * kLdA + BK * BN;
@@ -487,7 +488,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     cp_async_commit();
     const float* const as = smem + (s % STAGES) * T::kStageFloats;
     const float* const bs = as + BK * kLdA;
-#pragma unroll
+#pragma unroll T::kUnroll
     for (int p = 0; p < BK; ++p) {
       float ra[8], rb[TN];
 #pragma unroll
@@ -522,7 +523,8 @@ template <class T>
 Variant pipelined_variant() {
   const std::string name = "pl_128x" + std::to_string(T::BN) + "x" + std::to_string(T::BK) + "_s" +
                            std::to_string(T::STAGES) + "_t8x" + std::to_string(4 * T::kGroupsN) + "_256t" +
-                           std::to_string(T::kMinBlocks) + "b";
+                           std::to_string(T::kMinBlocks) + "b" +
+                           (T::kUnroll < T::BK ? "_u" + std::to_string(T::kUnroll) : std::string());
   char params[256];
   std::snprintf(params, sizeof params,
                 "{\"kernel\": \"pipelined (cp.async)\", \"BM\": 128, \"BN\": %d, \"BK\": %d, \"WM\": 64, \"WN\": %d, "
@@ -564,6 +566,12 @@ std::vector<Variant> all_variants() {
   v.push_back(pipelined_variant<pipelined::Tile<256, 32, 4, 1>>());
   v.push_back(pipelined_variant<pipelined::Tile<256, 64, 2, 1>>());
   v.push_back(pipelined_variant<pipelined::Tile<128, 32, 2, 2>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 4, 1, 8>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 4, 1, 16>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 3, 1, 8>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 64, 2, 1, 8>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 64, 2, 1, 16>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 16, 4, 1, 8>>());
   return v;
 }
 
