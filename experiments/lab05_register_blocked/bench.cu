@@ -428,8 +428,9 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
-template <int BN_, int BK_, int STAGES_, int MIN_BLOCKS_, int UNROLL_ = BK_>
+template <int BN_, int BK_, int STAGES_, int MIN_BLOCKS_, int UNROLL_ = BK_, bool PREFETCH_ = false>
 struct Tile {
+  static constexpr bool kPrefetch = PREFETCH_;  // fragments of step p + 1 read during step p, zigzag FMA order
   static constexpr int BM = 128, BN = BN_, BK = BK_, STAGES = STAGES_, kThreads = 256, kMinBlocks = MIN_BLOCKS_;
   static constexpr int kUnroll = UNROLL_;  // k steps of a slice unrolled: the loop body's code size
   static constexpr int kGroupsN = BN / 64;  // a lane's float4 column groups, 16 apart: 4 x kGroupsN columns
@@ -488,19 +489,47 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     cp_async_commit();
     const float* const as = smem + (s % STAGES) * T::kStageFloats;
     const float* const bs = as + BK * kLdA;
+    if constexpr (!T::kPrefetch) {
 #pragma unroll T::kUnroll
-    for (int p = 0; p < BK; ++p) {
-      float ra[8], rb[TN];
+      for (int p = 0; p < BK; ++p) {
+        float ra[8], rb[TN];
 #pragma unroll
-      for (int g = 0; g < 2; ++g)
-        *reinterpret_cast<float4*>(&ra[4 * g]) = *reinterpret_cast<const float4*>(&as[p * kLdA + a_off + 32 * g]);
+        for (int g = 0; g < 2; ++g)
+          *reinterpret_cast<float4*>(&ra[4 * g]) = *reinterpret_cast<const float4*>(&as[p * kLdA + a_off + 32 * g]);
 #pragma unroll
-      for (int g = 0; g < T::kGroupsN; ++g)
-        *reinterpret_cast<float4*>(&rb[4 * g]) = *reinterpret_cast<const float4*>(&bs[p * BN + b_off + 16 * g]);
+        for (int g = 0; g < T::kGroupsN; ++g)
+          *reinterpret_cast<float4*>(&rb[4 * g]) = *reinterpret_cast<const float4*>(&bs[p * BN + b_off + 16 * g]);
 #pragma unroll
-      for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < 8; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+          for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
+      }
+    } else {
+      // Fragments in two register sets: step p + 1's are read from shared memory before step p's FMAs, and the FMAs
+      // walk the tile in a zigzag (odd rows right to left) so consecutive FMAs share an operand register.
+      float ra[2][8], rb[2][TN];
+      const auto fetch = [&](int p, int set) {
+#pragma unroll
+        for (int g = 0; g < 2; ++g)
+          *reinterpret_cast<float4*>(&ra[set][4 * g]) =
+              *reinterpret_cast<const float4*>(&as[p * kLdA + a_off + 32 * g]);
+#pragma unroll
+        for (int g = 0; g < T::kGroupsN; ++g)
+          *reinterpret_cast<float4*>(&rb[set][4 * g]) =
+              *reinterpret_cast<const float4*>(&bs[p * BN + b_off + 16 * g]);
+      };
+      fetch(0, 0);
+#pragma unroll
+      for (int p = 0; p < BK; ++p) {
+        if (p + 1 < BK) fetch(p + 1, (p + 1) & 1);
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+          for (int jj = 0; jj < TN; ++jj) {
+            const int j = (i & 1) ? TN - 1 - jj : jj;
+            acc[i][j] = fmaf(ra[p & 1][i], rb[p & 1][j], acc[i][j]);
+          }
+      }
     }
   }
 #pragma unroll
@@ -524,7 +553,8 @@ Variant pipelined_variant() {
   const std::string name = "pl_128x" + std::to_string(T::BN) + "x" + std::to_string(T::BK) + "_s" +
                            std::to_string(T::STAGES) + "_t8x" + std::to_string(4 * T::kGroupsN) + "_256t" +
                            std::to_string(T::kMinBlocks) + "b" +
-                           (T::kUnroll < T::BK ? "_u" + std::to_string(T::kUnroll) : std::string());
+                           (T::kUnroll < T::BK ? "_u" + std::to_string(T::kUnroll) : std::string()) +
+                           (T::kPrefetch ? "_pf" : "");
   char params[256];
   std::snprintf(params, sizeof params,
                 "{\"kernel\": \"pipelined (cp.async)\", \"BM\": 128, \"BN\": %d, \"BK\": %d, \"WM\": 64, \"WN\": %d, "
@@ -572,6 +602,12 @@ std::vector<Variant> all_variants() {
   v.push_back(pipelined_variant<pipelined::Tile<256, 64, 2, 1, 8>>());
   v.push_back(pipelined_variant<pipelined::Tile<256, 64, 2, 1, 16>>());
   v.push_back(pipelined_variant<pipelined::Tile<256, 16, 4, 1, 8>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 3, 1, 32, true>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 4, 1, 32, true>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 16, 3, 1, 16, true>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 8, 3, 1, 8, true>>());
+  v.push_back(pipelined_variant<pipelined::Tile<128, 32, 2, 2, 32, true>>());
+  v.push_back(pipelined_variant<pipelined::Tile<128, 16, 4, 2, 16, true>>());
   return v;
 }
 
