@@ -428,8 +428,10 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
-template <int BN_, int BK_, int STAGES_, int MIN_BLOCKS_, int UNROLL_ = BK_, bool PREFETCH_ = false>
+template <int BN_, int BK_, int STAGES_, int MIN_BLOCKS_, int UNROLL_ = BK_, bool PREFETCH_ = false,
+          bool ZIGZAG_ = true>
 struct Tile {
+  static constexpr bool kZigzag = ZIGZAG_;
   static constexpr bool kPrefetch = PREFETCH_;  // fragments of step p + 1 read during step p, zigzag FMA order
   static constexpr int BM = 128, BN = BN_, BK = BK_, STAGES = STAGES_, kThreads = 256, kMinBlocks = MIN_BLOCKS_;
   static constexpr int kUnroll = UNROLL_;  // k steps of a slice unrolled: the loop body's code size
@@ -526,7 +528,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         for (int i = 0; i < 8; ++i)
 #pragma unroll
           for (int jj = 0; jj < TN; ++jj) {
-            const int j = (i & 1) ? TN - 1 - jj : jj;
+            const int j = T::kZigzag && (i & 1) ? TN - 1 - jj : jj;
             acc[i][j] = fmaf(ra[p & 1][i], rb[p & 1][j], acc[i][j]);
           }
       }
@@ -554,7 +556,7 @@ Variant pipelined_variant() {
                            std::to_string(T::STAGES) + "_t8x" + std::to_string(4 * T::kGroupsN) + "_256t" +
                            std::to_string(T::kMinBlocks) + "b" +
                            (T::kUnroll < T::BK ? "_u" + std::to_string(T::kUnroll) : std::string()) +
-                           (T::kPrefetch ? "_pf" : "");
+                           (T::kPrefetch ? (T::kZigzag ? "_pfz" : "_pf") : "");
   char params[256];
   std::snprintf(params, sizeof params,
                 "{\"kernel\": \"pipelined (cp.async)\", \"BM\": 128, \"BN\": %d, \"BK\": %d, \"WM\": 64, \"WN\": %d, "
@@ -608,6 +610,10 @@ std::vector<Variant> all_variants() {
   v.push_back(pipelined_variant<pipelined::Tile<256, 8, 3, 1, 8, true>>());
   v.push_back(pipelined_variant<pipelined::Tile<128, 32, 2, 2, 32, true>>());
   v.push_back(pipelined_variant<pipelined::Tile<128, 16, 4, 2, 16, true>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 3, 1, 32, true, false>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 2, 1, 32, true, false>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 2, 1, 32, true, true>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 16, 4, 1, 16, true, false>>());
   return v;
 }
 
