@@ -16,6 +16,10 @@
 //                 parameters: double-buffered shared memory (one __syncthreads per k-slice), float4 global loads
 //                 staged in registers a whole slice ahead, A transposed in shared memory with a conflict-free pad.
 //                 Names read wt_<BM>x<BN>x<BK>_w<WM>x<WN>_t<rows>x<cols per thread>[_q]_<threads>t<min blocks/SM>b.
+//   pl_*          cuBLAS's own shape (ncu names its kernel: 256 x 128 x 8, 3 stages, 8 x 16 per thread) as a cp.async
+//                 pipeline of STAGES shared-memory slices, A transposed by 4-byte copies, one barrier per slice.
+//                 Names read pl_128x<BN>x<BK>_s<stages>_t8x<cols per thread>_256t<min blocks/SM>b[_u<unroll>]
+//                 [_pf | _pfz] (fragments of the next k step read ahead; z: zigzag FMA order).
 //
 // Napkin math at 4096^3: 2 * 4096^3 = 137 GFLOP. The H200's 132 SMs x 128 FP32 lanes x 2 flop at ~1.98 GHz are ~67
 // TFLOP/s; cuBLAS reaches ~50 (2.7 ms), 95% of it is ~2.87 ms. A and B are 64 MiB each, so every variant is far on
