@@ -433,13 +433,17 @@ __device__ __forceinline__ void cp_async_wait() {
 }
 
 template <int BN_, int BK_, int STAGES_, int MIN_BLOCKS_, int UNROLL_ = BK_, bool PREFETCH_ = false,
-          bool ZIGZAG_ = true>
+          bool ZIGZAG_ = true, int LANES_M_ = 8>
 struct Tile {
+  // A warp's 32 lanes as kLanesM x kLanesN; a lane owns kGroupsM float4 row groups 4 kLanesM apart and kGroupsN float4
+  // column groups 4 kLanesN apart of its warp's 64 x BN / 4 tile.
+  static constexpr int kLanesM = LANES_M_, kLanesN = 32 / LANES_M_;
   static constexpr bool kZigzag = ZIGZAG_;
   static constexpr bool kPrefetch = PREFETCH_;  // fragments of step p + 1 read during step p, zigzag FMA order
   static constexpr int BM = 128, BN = BN_, BK = BK_, STAGES = STAGES_, kThreads = 256, kMinBlocks = MIN_BLOCKS_;
   static constexpr int kUnroll = UNROLL_;  // k steps of a slice unrolled: the loop body's code size
-  static constexpr int kGroupsN = BN / 64;  // a lane's float4 column groups, 16 apart: 4 x kGroupsN columns
+  static constexpr int kGroupsM = 64 / (4 * kLanesM), kGroupsN = BN / 4 / (4 * kLanesN);
+  static constexpr int TM = 4 * kGroupsM, TN = 4 * kGroupsN;
   static constexpr int kLdA = BM + 4;  // as[k][row]: 4-byte copies of 8 k x 4 rows per warp hit 32 banks
   static constexpr int kStageFloats = BK * kLdA + BK * BN;
   static constexpr int kSmemBytes = STAGES * kStageFloats * 4;
@@ -477,10 +481,10 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   };
 
   const int warp = tid / 32, lane = tid % 32;
-  const int a_off = (warp / 4) * 64 + (lane / 4) * 4;  // + 32 g: the lane's rows
-  const int b_off = (warp % 4) * (BN / 4) + (lane % 4) * 4;  // + 16 g: the lane's columns
-  constexpr int TN = 4 * T::kGroupsN;
-  float acc[8][TN] = {};
+  constexpr int TM = T::TM, TN = T::TN, kStepM = 4 * T::kLanesM, kStepN = 4 * T::kLanesN;
+  const int a_off = (warp / 4) * 64 + (lane / T::kLanesN) * 4;        // + kStepM g: the lane's rows
+  const int b_off = (warp % 4) * (BN / 4) + (lane % T::kLanesN) * 4;  // + kStepN g: the lane's columns
+  float acc[TM][TN] = {};
   const int slices = k / BK;
 #pragma unroll
   for (int s = 0; s < STAGES - 1; ++s) {
@@ -498,38 +502,40 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     if constexpr (!T::kPrefetch) {
 #pragma unroll T::kUnroll
       for (int p = 0; p < BK; ++p) {
-        float ra[8], rb[TN];
+        float ra[TM], rb[TN];
 #pragma unroll
-        for (int g = 0; g < 2; ++g)
-          *reinterpret_cast<float4*>(&ra[4 * g]) = *reinterpret_cast<const float4*>(&as[p * kLdA + a_off + 32 * g]);
+        for (int g = 0; g < T::kGroupsM; ++g)
+          *reinterpret_cast<float4*>(&ra[4 * g]) =
+              *reinterpret_cast<const float4*>(&as[p * kLdA + a_off + kStepM * g]);
 #pragma unroll
         for (int g = 0; g < T::kGroupsN; ++g)
-          *reinterpret_cast<float4*>(&rb[4 * g]) = *reinterpret_cast<const float4*>(&bs[p * BN + b_off + 16 * g]);
+          *reinterpret_cast<float4*>(&rb[4 * g]) =
+              *reinterpret_cast<const float4*>(&bs[p * BN + b_off + kStepN * g]);
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < TM; ++i)
 #pragma unroll
           for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(ra[i], rb[j], acc[i][j]);
       }
     } else {
       // Fragments in two register sets: step p + 1's are read from shared memory before step p's FMAs, and the FMAs
       // walk the tile in a zigzag (odd rows right to left) so consecutive FMAs share an operand register.
-      float ra[2][8], rb[2][TN];
+      float ra[2][TM], rb[2][TN];
       const auto fetch = [&](int p, int set) {
 #pragma unroll
-        for (int g = 0; g < 2; ++g)
+        for (int g = 0; g < T::kGroupsM; ++g)
           *reinterpret_cast<float4*>(&ra[set][4 * g]) =
-              *reinterpret_cast<const float4*>(&as[p * kLdA + a_off + 32 * g]);
+              *reinterpret_cast<const float4*>(&as[p * kLdA + a_off + kStepM * g]);
 #pragma unroll
         for (int g = 0; g < T::kGroupsN; ++g)
           *reinterpret_cast<float4*>(&rb[set][4 * g]) =
-              *reinterpret_cast<const float4*>(&bs[p * BN + b_off + 16 * g]);
+              *reinterpret_cast<const float4*>(&bs[p * BN + b_off + kStepN * g]);
       };
       fetch(0, 0);
 #pragma unroll
       for (int p = 0; p < BK; ++p) {
         if (p + 1 < BK) fetch(p + 1, (p + 1) & 1);
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < TM; ++i)
 #pragma unroll
           for (int jj = 0; jj < TN; ++jj) {
             const int j = T::kZigzag && (i & 1) ? TN - 1 - jj : jj;
@@ -539,11 +545,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     }
   }
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    float* const out = c + static_cast<std::int64_t>(row0 + a_off + 32 * (i / 4) + i % 4) * n + col0 + b_off;
+  for (int i = 0; i < TM; ++i) {
+    float* const out = c + static_cast<std::int64_t>(row0 + a_off + kStepM * (i / 4) + i % 4) * n + col0 + b_off;
 #pragma unroll
     for (int g = 0; g < T::kGroupsN; ++g)
-      *reinterpret_cast<float4*>(&out[16 * g]) =
+      *reinterpret_cast<float4*>(&out[kStepN * g]) =
           make_float4(acc[i][4 * g], acc[i][4 * g + 1], acc[i][4 * g + 2], acc[i][4 * g + 3]);
   }
 }
@@ -557,15 +563,18 @@ void launch(const float* a, const float* b, float* c, int m, int n, int k, cudaS
 template <class T>
 Variant pipelined_variant() {
   const std::string name = "pl_128x" + std::to_string(T::BN) + "x" + std::to_string(T::BK) + "_s" +
-                           std::to_string(T::STAGES) + "_t8x" + std::to_string(4 * T::kGroupsN) + "_256t" +
+                           std::to_string(T::STAGES) + "_t" + std::to_string(T::TM) + "x" + std::to_string(T::TN) +
+                           "_256t" +
                            std::to_string(T::kMinBlocks) + "b" +
                            (T::kUnroll < T::BK ? "_u" + std::to_string(T::kUnroll) : std::string()) +
                            (T::kPrefetch ? (T::kZigzag ? "_pfz" : "_pf") : "");
-  char params[256];
+  char params[512];
   std::snprintf(params, sizeof params,
                 "{\"kernel\": \"pipelined (cp.async)\", \"BM\": 128, \"BN\": %d, \"BK\": %d, \"WM\": 64, \"WN\": %d, "
-                "\"TM\": 8, \"TN\": %d, \"threads\": 256, \"min_blocks_per_sm\": %d, \"smem_stages\": %d}",
-                T::BN, T::BK, T::BN / 4, 4 * T::kGroupsN, T::kMinBlocks, T::STAGES);
+                "\"TM\": %d, \"TN\": %d, \"lanes_m\": %d, \"threads\": 256, \"min_blocks_per_sm\": %d, "
+                "\"smem_stages\": %d, \"unroll\": %d, \"prefetch\": %d, \"zigzag\": %d}",
+                T::BN, T::BK, T::BN / 4, T::TM, T::TN, T::kLanesM, T::kMinBlocks, T::STAGES, T::kUnroll,
+                T::kPrefetch ? 1 : 0, T::kZigzag ? 1 : 0);
   return {name, params, reinterpret_cast<const void*>(&pipelined::pipelined_kernel<T>), &pipelined::launch<T>,
           T::BM, T::BN, T::BK, T::kThreads, T::kSmemBytes};
 }
@@ -618,6 +627,10 @@ std::vector<Variant> all_variants() {
   v.push_back(pipelined_variant<pipelined::Tile<256, 32, 2, 1, 32, true, false>>());
   v.push_back(pipelined_variant<pipelined::Tile<256, 32, 2, 1, 32, true, true>>());
   v.push_back(pipelined_variant<pipelined::Tile<256, 16, 4, 1, 16, true, false>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 3, 1, 32, true, true, 4>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 3, 1, 32, true, false, 4>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 16, 3, 1, 16, true, true, 4>>());
+  v.push_back(pipelined_variant<pipelined::Tile<256, 32, 4, 1, 32, true, true, 4>>());
   return v;
 }
 
