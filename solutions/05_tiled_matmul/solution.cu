@@ -112,7 +112,11 @@ static_assert(kTM == 4 * (64 / kStepM) && kTN == 4 * (64 / kStepN), "a lane's gr
 // cp.async: a copy from global to shared memory that does not pass through registers; commit closes a group of them,
 // and wait_group<N> waits until at most N groups are still on their way. A 4-byte copy with a source size of 0 writes
 // a zero and reads nothing (the edges of the checked kernel).
-__device__ __forceinline__ void copy4(float* dst, const float* src, bool valid) {
+__device__ __forceinline__ void copy4(float* dst, const float* src) {
+  const auto to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(to), "l"(src));
+}
+__device__ __forceinline__ void copy4_or_zero(float* dst, const float* src, bool valid) {
   const auto to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(to), "l"(src), "r"(valid ? 4 : 0));
 }
@@ -142,27 +146,33 @@ __global__ void __launch_bounds__(kThreads, 1)
   // reads 512 contiguous bytes).
   const int a_kk = tid % kBK, a_r = tid / kBK;
   const int b_k = tid / (kBN / 4), b_c = (tid % (kBN / 4)) * 4;
+  const float* const a_src = a + static_cast<std::int64_t>(row0 + a_r) * k + a_kk;  // 64-bit arithmetic once
+  const float* const b_src = b + static_cast<std::int64_t>(b_k) * n + col0 + b_c;
   const auto copy_slice = [&](int stage, int p0) {
     float* const as = smem + stage * kStageFloats;
     float* const bs = as + kBK * kLdA;
 #pragma unroll
     for (int j = 0; j < kACopies; ++j) {
-      const int r = row0 + a_r + j * kARowStep, p = p0 + a_kk;
-      const bool inside = !kChecked || (r < m && p < k);
-      copy4(&as[a_kk * kLdA + a_r + j * kARowStep], inside ? a + static_cast<std::int64_t>(r) * k + p : a, inside);
+      float* const to = &as[a_kk * kLdA + a_r + j * kARowStep];
+      const float* const from = a_src + static_cast<std::int64_t>(j) * kARowStep * k + p0;
+      if constexpr (!kChecked) {
+        copy4(to, from);
+      } else {
+        const bool inside = row0 + a_r + j * kARowStep < m && p0 + a_kk < k;
+        copy4_or_zero(to, inside ? from : a, inside);
+      }
     }
 #pragma unroll
     for (int j = 0; j < kBCopies; ++j) {
-      const int p = p0 + b_k + j * kBRowStep;
       float* const to = &bs[(b_k + j * kBRowStep) * kBN + b_c];
+      const float* const from = b_src + static_cast<std::int64_t>(p0 + j * kBRowStep) * n;
       if constexpr (!kChecked) {
-        copy16(to, b + static_cast<std::int64_t>(p) * n + col0 + b_c);
+        copy16(to, from);
       } else {
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
-          const int col = col0 + b_c + e;
-          const bool inside = p < k && col < n;
-          copy4(to + e, inside ? b + static_cast<std::int64_t>(p) * n + col : b, inside);
+          const bool inside = p0 + b_k + j * kBRowStep < k && col0 + b_c + e < n;
+          copy4_or_zero(to + e, inside ? from + e : b, inside);
         }
       }
     }
@@ -175,7 +185,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   float acc[kTM][kTN] = {};
 
   // slide-begin: register_blocked_loop
-  const int slices = (k + kBK - 1) / kBK;
+  const int slices = kChecked ? (k + kBK - 1) / kBK : k / kBK;
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {  // the first slices on their way before any computing
     if (s < slices) copy_slice(s, s * kBK);
@@ -185,7 +195,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     copies_wait<kStages - 2>();  // this thread's copies of slice s have landed ...
     __syncthreads();             // ... everyone's have, and everyone is done with slice s - 1
     // Refill the stage of slice s - 1 with slice s + 2: nobody reads it any more.
-    if (s + kStages - 1 < slices) copy_slice((s + kStages - 1) % kStages, (s + kStages - 1) * kBK);
+    const int next = s + kStages - 1;
+    if (next < slices) copy_slice(next % kStages, next * kBK);
     copies_commit();
 
     const float* const as = smem + (s % kStages) * kStageFloats;
