@@ -502,4 +502,23 @@ std::vector<Finding> check_reference_table(const std::string& text, const std::v
   return findings;
 }
 
+std::vector<Finding> check_table_shapes(const std::string& text) {
+  std::vector<Finding> findings;
+  std::stringstream in(text);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const auto is_row = [](const std::string& line) { return line.rfind('|', 0) == 0; };
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    if (!is_row(lines[i]) || lines[i + 1].rfind("| ---", 0) != 0 || (i > 0 && is_row(lines[i - 1]))) continue;
+    const std::size_t header = cells_of(lines[i]).size();
+    std::size_t row = i + 2;
+    for (; row < lines.size() && is_row(lines[row]); ++row)
+      if (const std::size_t cells = cells_of(lines[row]).size(); cells != header)
+        findings.push_back({static_cast<int>(row + 1), "a table row of " + std::to_string(cells) +
+                                                           " cells under a header of " + std::to_string(header)});
+    i = row - 1;
+  }
+  return findings;
+}
+
 }  // namespace sheets

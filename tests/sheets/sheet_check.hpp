@@ -67,4 +67,8 @@ inline constexpr double kExplainBelowMemory = 95, kExplainBelowCompute = 80;
 std::vector<Finding> check_reference_table(const std::string& text, const std::vector<std::string>& exercises,
                                            const Context& context);
 
+/// Every finding of table shape: a row of a markdown table (a header line, then `| --- |`) whose number of cells is not
+/// its header's. Such a row renders shifted or cut, and once a table's row was replaced by another table's.
+std::vector<Finding> check_table_shapes(const std::string& text);
+
 }  // namespace sheets

@@ -294,6 +294,28 @@ TEST_CASE("every exercise sheet's ceiling section has a row per exercise and exp
   CHECK(sheets.size() >= 7);
 }
 
+TEST_CASE("a table row whose cells do not match its header is a finding", "[sheets]") {
+  const std::string table = "| a | b | c |\n| --- | --- | --- |\n| 1 | 2 | 3 |\n";
+  CHECK(sheets::check_table_shapes(table).empty());
+  // Another table's row pasted in: four cells under a header of three.
+  const auto findings = sheets::check_table_shapes(table + "| x | <!-- measured: f.json a.b -->1 | y | z |\n");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].line == 4);
+  CHECK_THAT(findings[0].what, ContainsSubstring("4 cells under a header of 3"));
+  CHECK(sheets::check_table_shapes(table + "| 1 | 2 |\n").size() == 1);  // one cell short
+}
+
+TEST_CASE("every exercise sheet's tables have as many cells in each row as in their header", "[sheets]") {
+  const auto sheets = all_sheets();
+  for (const auto& sheet : sheets) {
+    CAPTURE(sheet.path.string());
+    const auto findings = sheets::check_table_shapes(sheet.text);
+    INFO(all(findings));
+    CHECK(findings.empty());
+  }
+  CHECK(sheets.size() >= 7);
+}
+
 TEST_CASE("every exercise sheet states its rules under the same five headings, in the same order", "[sheets]") {
   // What a submission may do, answered the same way in every lab: which libraries and calls, who owns the launch
   // shape, what scratch memory there is, whether closed forms are allowed, and why caching cannot pay.
