@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "../cuda_check.cuh"
+#include "../rounds.cuh"
 
 constexpr std::int64_t kN = std::int64_t{1} << 28;
 constexpr int kSegment = 256;
@@ -85,9 +85,6 @@ int main() {
   };
   cudaStream_t s;
   CHECK(cudaStreamCreate(&s));
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   std::vector<float> got(blocks);
   for (auto& c : v) {  // warm-up, and each variant's sums checked once
     CHECK(cudaMemsetAsync(sums, 0xff, blocks * sizeof(float), s));
@@ -103,22 +100,8 @@ int main() {
       }
   }
   constexpr int kRounds = 30;
-  for (int round = 0; round < kRounds; ++round) {
-    for (auto& c : v) {
-      CHECK(cudaMemsetAsync(flush, round & 0xff, flush_bytes, s));  // x out of the 50 MiB L2
-      CHECK(cudaEventRecord(start, s));
-      c.kernel<<<static_cast<unsigned>(blocks), kSegment, 0, s>>>(x, sums, kN);
-      CHECK(cudaEventRecord(stop, s));
-      CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, start, stop));
-      c.ms.push_back(ms);
-    }
-  }
-  const auto median = [](std::vector<float> m) {
-    std::sort(m.begin(), m.end());
-    return m[m.size() / 2];
-  };
+  time_rounds(v, kRounds, s, flush, flush_bytes,
+              [&](const Variant& c) { c.kernel<<<static_cast<unsigned>(blocks), kSegment, 0, s>>>(x, sums, kN); });
   const double reference_ms = median(v.back().ms);
   std::printf("{\"gpu\": \"%s\", \"n\": %lld, \"segment\": %d, \"rounds\": %d, \"variants\": [\n", prop.name,
               static_cast<long long>(kN), kSegment, kRounds);

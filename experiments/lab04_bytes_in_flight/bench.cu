@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "../cuda_check.cuh"
+#include "../rounds.cuh"
 
 constexpr std::int64_t kN = std::int64_t{1} << 28;
 constexpr int kThreads = 256;
@@ -113,26 +113,8 @@ int main() {
       return 2;
     }
   }
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   constexpr int kRounds = 30;
-  for (int round = 0; round < kRounds; ++round) {
-    for (auto& c : v) {
-      CHECK(cudaMemsetAsync(flush, round & 0xff, flush_bytes, s));
-      CHECK(cudaEventRecord(start, s));
-      launch(c);
-      CHECK(cudaEventRecord(stop, s));
-      CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, start, stop));
-      c.ms.push_back(ms);
-    }
-  }
-  const auto median = [](std::vector<float> m) {
-    std::sort(m.begin(), m.end());
-    return m[m.size() / 2];
-  };
+  time_rounds(v, kRounds, s, flush, flush_bytes, launch);
   const double stage4_ms = median(v.front().ms), copy_ms = median(v.back().ms);
   std::printf("{\"gpu\": \"%s\", \"sms\": %d, \"n\": %lld, \"threads_per_block\": %d, \"rounds\": %d, "
               "\"variants\": [\n",

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "../cuda_check.cuh"
+#include "../rounds.cuh"
 
 constexpr std::int64_t kDim = 4096;  // m = n = k, the timed shape
 
@@ -136,26 +136,8 @@ int main(int argc, char** argv) {
     }
   }
   if (once) return 0;
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
   constexpr int kRounds = 15;
-  for (int round = 0; round < kRounds; ++round) {
-    for (auto& x : v) {
-      CHECK(cudaMemsetAsync(flush, round & 0xff, flush_bytes, s));
-      CHECK(cudaEventRecord(start, s));
-      launch(x);
-      CHECK(cudaEventRecord(stop, s));
-      CHECK(cudaEventSynchronize(stop));
-      float ms = 0;
-      CHECK(cudaEventElapsedTime(&ms, start, stop));
-      x.ms.push_back(ms);
-    }
-  }
-  const auto median = [](std::vector<float> m) {
-    std::sort(m.begin(), m.end());
-    return m[m.size() / 2];
-  };
+  time_rounds(v, kRounds, s, flush, flush_bytes, launch);
   const double reference_ms = median(v.front().ms);
   const double flops = 2.0 * kDim * kDim * kDim;
   std::printf("{\"gpu\": \"%s\", \"sms\": %d, \"dim\": %lld, \"rounds\": %d, \"variants\": [\n", prop.name,

@@ -1,0 +1,42 @@
+// Timing for the experiments' standalone benches (each built alone with nvcc, without the harness): every variant
+// run once per round, in the same order, each run after an L2 flush and timed by events around it alone, so that the
+// variants share the GPU's state round by round; and the median of a variant's rounds.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "cuda_check.cuh"
+
+/// Runs `launch(variant)` for every element of `variants` in each of `rounds` rounds, and appends each run's time in
+/// milliseconds to that variant's `ms`. Before each run, `flush_bytes` of `flush` are written on `stream`, which
+/// evicts the inputs from L2 (50 to 60 MiB on Hopper: give it several times that).
+template <class Variants, class Launch>
+void time_rounds(Variants& variants, int rounds, cudaStream_t stream, void* flush, std::size_t flush_bytes,
+                 Launch launch) {
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  for (int round = 0; round < rounds; ++round) {
+    for (auto& variant : variants) {
+      CHECK(cudaMemsetAsync(flush, round & 0xff, flush_bytes, stream));
+      CHECK(cudaEventRecord(start, stream));
+      launch(variant);
+      CHECK(cudaEventRecord(stop, stream));
+      CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, start, stop));
+      variant.ms.push_back(ms);
+    }
+  }
+  CHECK(cudaEventDestroy(start));
+  CHECK(cudaEventDestroy(stop));
+}
+
+/// The median of a variant's times (the upper one of an even count).
+inline float median(std::vector<float> ms) {
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
