@@ -96,7 +96,7 @@ void launch_smem_tiled(const float* a, const float* b, float* c, std::int64_t m,
 // global latency hides behind 2 x 16 x 128 FMAs per thread, and one barrier per slice suffices. Before changing the
 // fast path, compare its PTX with the bench's pl_128x256x16_s3_t16x8_256t1b_pfz (nvcc -ptx): a version that only
 // computed its copy addresses differently ran at 92% of cuBLAS instead of 98% (lab 05's sheet, "The reference").
-constexpr int kBM = 128, kBN = 256, kBK = 16, kStages = 3;
+constexpr int kBM = 128, kBN = 256, kBK = 16;
 constexpr int kThreads = 256;
 constexpr int kLanesM = 4, kLanesN = 8;  // a warp's 32 lanes over its 64 x 64 tile
 constexpr int kTM = 16, kTN = 8;         // a lane's tile: rows in 4 groups of 4, 16 apart; columns 2 x 4, 32 apart
@@ -105,36 +105,57 @@ constexpr int kStepM = 4 * kLanesM, kStepN = 4 * kLanesN;
 // 128: it keeps each row of as 16-byte aligned and spreads the copies of one warp (16 k x 2 rows) over the banks.
 constexpr int kLdA = kBM + 4;
 constexpr int kStageFloats = kBK * kLdA + kBK * kBN;  // A's slice, then B's
-constexpr int kSmemBytes = kStages * kStageFloats * static_cast<int>(sizeof(float));  // 74,496: opt-in above 48 KB
+// Shared memory for kStages slices: 3 take 74,496 bytes (an opt-in above 48 KB; Hopper and Ampere allow it), 2 take
+// 49,664 (Turing's most is 64 KB).
+constexpr int stage_bytes(int stages) { return stages * kStageFloats * static_cast<int>(sizeof(float)); }
 constexpr int kACopies = kBM * kBK / kThreads, kARowStep = kThreads / kBK;      // 8 copies of 4 bytes, 16 rows apart
 constexpr int kBCopies = kBK * kBN / 4 / kThreads, kBRowStep = kThreads / (kBN / 4);  // 4 of 16 bytes, 4 k apart
 static_assert(2 * 64 == kBM && 4 * 64 == kBN && kLanesM * kLanesN == 32, "2 x 4 warps of 64 x 64");
 static_assert(kTM == 4 * (64 / kStepM) && kTN == 4 * (64 / kStepN), "a lane's groups cover its warp's tile");
 
-// cp.async: a copy from global to shared memory that does not pass through registers; commit closes a group of them,
-// and wait_group<N> waits until at most N groups are still on their way. A 4-byte copy with a source size of 0 writes
-// a zero and reads nothing (the edges of the checked kernel).
+// cp.async (compute capability 8.0 and up): a copy from global to shared memory that does not pass through registers;
+// commit closes a group of them, and wait_group<N> waits until at most N groups are still on their way. A 4-byte copy
+// with a source size of 0 writes a zero and reads nothing (the edges of the checked kernel). Built for an older GPU
+// (Turing), each copy is a load and a store, done before the barrier that follows it.
 __device__ __forceinline__ void copy4(float* dst, const float* src) {
+#if __CUDA_ARCH__ >= 800
   const auto to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(to), "l"(src));
+#else
+  *dst = __ldg(src);
+#endif
 }
 __device__ __forceinline__ void copy4_or_zero(float* dst, const float* src, bool valid) {
+#if __CUDA_ARCH__ >= 800
   const auto to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(to), "l"(src), "r"(valid ? 4 : 0));
+#else
+  *dst = valid ? __ldg(src) : 0.0f;
+#endif
 }
 __device__ __forceinline__ void copy16(float* dst, const float* src) {
+#if __CUDA_ARCH__ >= 800
   const auto to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(src));
+#else
+  *reinterpret_cast<float4*>(dst) = __ldg(reinterpret_cast<const float4*>(src));
+#endif
 }
-__device__ __forceinline__ void copies_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void copies_commit() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
 template <int kPending>
 __device__ __forceinline__ void copies_wait() {
+#if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+#endif
 }
 
 // kChecked = false: m a multiple of 128, n of 256, k of 16 (16-byte copies and float4 stores, no bounds tests; 4096^3
 // takes this path). kChecked = true: any shape, 4-byte copies with zero fill and guarded stores, the same schedule.
-template <bool kChecked>
+template <bool kChecked, int kStages>
 __global__ void __launch_bounds__(kThreads, 1)
     register_blocked_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
                             int n, int k) {
@@ -249,28 +270,41 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-template <bool kChecked>
+template <bool kChecked, int kStages>
 void run_register_blocked(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
-  // Over 48 KB of dynamic shared memory is an opt-in, once per kernel.
-  static const bool opted_in = [] {
-    CUDA_CHECK(cudaFuncSetAttribute(register_blocked_kernel<kChecked>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    kSmemBytes));
+  static const bool opted_in = [] {  // over 48 KB of dynamic shared memory is an opt-in, once per kernel
+    CUDA_CHECK(cudaFuncSetAttribute(register_blocked_kernel<kChecked, kStages>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, stage_bytes(kStages)));
     return true;
   }();
   (void)opted_in;
   const dim3 grid(static_cast<unsigned>((n + kBN - 1) / kBN), static_cast<unsigned>((m + kBM - 1) / kBM));
-  register_blocked_kernel<kChecked><<<grid, kThreads, kSmemBytes, stream>>>(a, b, c, m, n, k);
+  register_blocked_kernel<kChecked, kStages><<<grid, kThreads, stage_bytes(kStages), stream>>>(a, b, c, m, n, k);
   CUDA_CHECK_LAUNCH();
+}
+
+/// Three slices in shared memory where the GPU allows a block that much (Ampere and newer), two otherwise (Turing).
+bool three_stages_fit() {
+  static const bool fit = [] {
+    int device = 0, most = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    return most >= stage_bytes(3);
+  }();
+  return fit;
 }
 
 void launch_register_blocked(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
                              std::int64_t k, cudaStream_t stream) {
   if (m > INT_MAX || n > INT_MAX || k > INT_MAX) throw std::invalid_argument("register_blocked: extent over 2^31");
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-  if (m % kBM == 0 && n % kBN == 0 && k % kBK == 0)
-    run_register_blocked<false>(a, b, c, mi, ni, ki, stream);
+  const bool exact = m % kBM == 0 && n % kBN == 0 && k % kBK == 0;
+  if (three_stages_fit())
+    exact ? run_register_blocked<false, 3>(a, b, c, mi, ni, ki, stream)
+          : run_register_blocked<true, 3>(a, b, c, mi, ni, ki, stream);
   else
-    run_register_blocked<true>(a, b, c, mi, ni, ki, stream);
+    exact ? run_register_blocked<false, 2>(a, b, c, mi, ni, ki, stream)
+          : run_register_blocked<true, 2>(a, b, c, mi, ni, ki, stream);
 }
 
 }  // namespace
