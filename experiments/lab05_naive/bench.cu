@@ -23,7 +23,7 @@
 constexpr std::int64_t kDim = 4096;  // m = n = k, the timed shape
 
 // The reference's kernel (solutions/05_tiled_matmul/solution.cu), with the block shape and unrolling as parameters,
-// and kWide: row and column computed in 64-bit arithmetic, as the reference did until commit 8e73167, instead of in
+// and kWide: row and column computed in 64-bit arithmetic, as the reference did up to commit 8e73167, instead of in
 // 32 bits and then widened. The k loop is the same PTX either way; ptxas schedules it differently (see README.md).
 template <int kBx, int kBy, int kUnroll, bool kWide = false>
 __global__ void naive(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
@@ -44,8 +44,10 @@ __global__ void naive(const float* __restrict__ a, const float* __restrict__ b, 
 template <bool kCoalesced>
 __global__ void naive_stub(const float* a, const float* b, float* c, std::int64_t m, std::int64_t n,
                            std::int64_t k) {
-  const unsigned along_rows = kCoalesced ? threadIdx.y : threadIdx.x, along_cols = kCoalesced ? threadIdx.x : threadIdx.y;
-  const unsigned block_rows = kCoalesced ? blockIdx.y : blockIdx.x, block_cols = kCoalesced ? blockIdx.x : blockIdx.y;
+  const unsigned along_rows = kCoalesced ? threadIdx.y : threadIdx.x;
+  const unsigned along_cols = kCoalesced ? threadIdx.x : threadIdx.y;
+  const unsigned block_rows = kCoalesced ? blockIdx.y : blockIdx.x;
+  const unsigned block_cols = kCoalesced ? blockIdx.x : blockIdx.y;
   const std::int64_t row = block_rows * static_cast<std::int64_t>(32) + along_rows;
   const std::int64_t col = block_cols * static_cast<std::int64_t>(32) + along_cols;
   if (row >= m || col >= n) return;
@@ -86,7 +88,7 @@ int main(int argc, char** argv) {
   std::vector<Variant> v = {
       {"reference", "32 x 8 blocks, unrolled by 8, row and column in 32 bits (the reference)", naive<32, 8, 8>, 32, 8,
        0},
-      {"wide_indices", "the reference with row and column in 64-bit arithmetic (the reference before 8e73167)",
+      {"wide_indices", "the reference with row and column in 64-bit arithmetic (the reference up to 8e73167)",
        naive<32, 8, 8, true>, 32, 8, 0},
       {"no_unroll", "32 x 8 blocks, #pragma unroll 1", naive<32, 8, 1>, 32, 8, 0},
       {"unroll_16", "32 x 8 blocks, unrolled by 16", naive<32, 8, 16>, 32, 8, 0},
