@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int s = 0; s < slices; ++s) {
     copies_wait<kStages - 2>();  // this thread's copies of slice s have landed ...
     __syncthreads();             // ... everyone's have, and everyone is done with slice s - 1
-    // Refill the stage of slice s - 1 with slice s + 2: nobody reads it any more.
+    // Refill the stage of slice s - 1 (nobody reads it any more) with slice s + kStages - 1.
     const int next = s + kStages - 1;
     if (next < slices) copy_slice(next % kStages, next * kBK);
     copies_commit();
