@@ -1,6 +1,6 @@
 // Timing for the experiments' standalone benches (each built alone with nvcc, without the harness): every variant
 // run once per round, in the same order, each run after an L2 flush and timed by events around it alone, so that the
-// variants share the GPU's state round by round; and the median of a variant's rounds.
+// variants share the GPU's state round by round; and the median and extremes of a variant's rounds.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -35,8 +35,12 @@ void time_rounds(Variants& variants, int rounds, cudaStream_t stream, void* flus
   CHECK(cudaEventDestroy(stop));
 }
 
-/// The median of a variant's times (the upper one of an even count).
-inline float median(std::vector<float> ms) {
+/// A variant's times summed up: the median (the upper one of an even count), the fastest and the slowest.
+struct Spread {
+  double median_ms, min_ms, max_ms;
+};
+inline Spread spread(std::vector<float> ms) {
   std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return {ms[ms.size() / 2], ms.front(), ms.back()};
 }
+inline double median(const std::vector<float>& ms) { return spread(ms).median_ms; }

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "../cuda_check.cuh"
+#include "../rounds.cuh"
 
 constexpr std::int64_t kN = std::int64_t{1} << 28;
 constexpr float kAlpha = 3.0f;
@@ -178,20 +178,15 @@ int main() {
       }
     }
   }
-  const auto median = [](std::vector<float> m) {
-    std::sort(m.begin(), m.end());
-    return m[m.size() / 2];
-  };
   const double copy_ms = median(v[0].ms);
   std::printf("{\"gpu\": \"%s\", \"n\": %lld, \"rounds\": 30, \"copy_ms\": %.4f, \"variants\": [\n", prop.name,
               static_cast<long long>(kN), copy_ms);
   for (std::size_t i = 0; i < v.size(); ++i) {
-    auto m = v[i].ms;
-    std::sort(m.begin(), m.end());
-    const double med = median(v[i].ms);
+    const Spread t = spread(v[i].ms);
+    const double med = t.median_ms;
     std::printf("  {\"name\": \"%s\", \"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, \"GBps\": %.1f, "
                 "\"percent_of_copy\": %.1f}%s\n",
-                v[i].name.c_str(), med, m.front(), m.back(), 2.0 * bytes / med / 1e6, 100.0 * copy_ms / med,
+                v[i].name.c_str(), med, t.min_ms, t.max_ms, 2.0 * bytes / med / 1e6, 100.0 * copy_ms / med,
                 i + 1 < v.size() ? "," : "");
   }
   std::printf("]}\n");

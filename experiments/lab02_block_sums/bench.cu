@@ -106,12 +106,10 @@ int main() {
   std::printf("{\"gpu\": \"%s\", \"n\": %lld, \"segment\": %d, \"rounds\": %d, \"variants\": [\n", prop.name,
               static_cast<long long>(kN), kSegment, kRounds);
   for (std::size_t i = 0; i < v.size(); ++i) {
-    auto m = v[i].ms;
-    std::sort(m.begin(), m.end());
-    const double med = median(v[i].ms);
+    const Spread t = spread(v[i].ms);
     std::printf("  {\"name\": \"%s\", \"what\": \"%s\", \"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
                 "\"times_reference\": %.3f}%s\n",
-                v[i].name.c_str(), v[i].what.c_str(), med, m.front(), m.back(), med / reference_ms,
+                v[i].name.c_str(), v[i].what.c_str(), t.median_ms, t.min_ms, t.max_ms, t.median_ms / reference_ms,
                 i + 1 < v.size() ? "," : "");
   }
   std::printf("]}\n");

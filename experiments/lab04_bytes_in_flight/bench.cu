@@ -121,9 +121,8 @@ int main() {
               prop.name, prop.multiProcessorCount, static_cast<long long>(kN), kThreads, kRounds);
   for (std::size_t i = 0; i < v.size(); ++i) {
     const Variant& c = v[i];
-    auto m = c.ms;
-    std::sort(m.begin(), m.end());
-    const double med = median(c.ms);
+    const Spread t = spread(c.ms);
+    const double med = t.median_ms;
     // Bytes a thread, and an SM, has requested before its first add: the factor Little's law multiplies.
     const int per_thread = c.loads_per_thread * c.bytes_per_load;
     std::printf("  {\"name\": \"%s\", \"what\": \"%s\", \"blocks_per_sm\": %d, \"occupancy_percent\": %.0f, "
@@ -132,7 +131,7 @@ int main() {
                 "\"read_gbps\": %.0f, \"percent_of_copy\": %.1f, \"times_stage4\": %.3f}%s\n",
                 c.name.c_str(), c.what.c_str(), c.blocks_per_sm,
                 100.0 * c.blocks_per_sm * kThreads / prop.maxThreadsPerMultiProcessor, per_thread,
-                c.blocks_per_sm * kThreads * per_thread / 1024.0, med, m.front(), m.back(), bytes / (med * 1e6),
+                c.blocks_per_sm * kThreads * per_thread / 1024.0, med, t.min_ms, t.max_ms, bytes / (med * 1e6),
                 100.0 * copy_ms / med, med / stage4_ms, i + 1 < v.size() ? "," : "");
   }
   std::printf("]}\n");

@@ -145,13 +145,12 @@ int main(int argc, char** argv) {
   std::printf("{\"gpu\": \"%s\", \"sms\": %d, \"dim\": %lld, \"rounds\": %d, \"variants\": [\n", prop.name,
               prop.multiProcessorCount, static_cast<long long>(kDim), kRounds);
   for (std::size_t i = 0; i < v.size(); ++i) {
-    auto m = v[i].ms;
-    std::sort(m.begin(), m.end());
-    const double med = median(v[i].ms);
+    const Spread t = spread(v[i].ms);
+    const double med = t.median_ms;
     std::printf("  {\"name\": \"%s\", \"what\": \"%s\", \"registers\": %d, \"resident_warps_per_sm\": %d, "
                 "\"median_ms\": %.3f, "
                 "\"min_ms\": %.3f, \"max_ms\": %.3f, \"gflops\": %.0f, \"times_reference\": %.3f, \"ms\": [",
-                v[i].name.c_str(), v[i].what.c_str(), v[i].registers, v[i].resident_warps, med, m.front(), m.back(),
+                v[i].name.c_str(), v[i].what.c_str(), v[i].registers, v[i].resident_warps, med, t.min_ms, t.max_ms,
                 flops / (med * 1e6), med / reference_ms);
     for (std::size_t r = 0; r < v[i].ms.size(); ++r) std::printf("%s%.3f", r ? ", " : "", v[i].ms[r]);
     std::printf("]}%s\n", i + 1 < v.size() ? "," : "");

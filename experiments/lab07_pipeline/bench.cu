@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../cuda_check.cuh"
+#include "../rounds.cuh"
 
 constexpr std::int64_t kN = std::int64_t{1} << 26;  // lab 07's timed shape: 256 MiB each way
 constexpr int kMaxStreams = 8, kMaxChunks = 512;
@@ -150,10 +150,6 @@ int main() {
       return 2;
     }
   }
-  const auto median = [](std::vector<float> m) {
-    std::sort(m.begin(), m.end());
-    return m[m.size() / 2];
-  };
   double ceiling = 0, seq = 0;
   for (auto& x : v) {
     if (x.name == "both_copies_whole") ceiling = median(x.ms);
@@ -163,12 +159,11 @@ int main() {
               "\"variants\": [\n",
               prop.name, static_cast<long long>(kN), kRounds, ceiling, seq);
   for (std::size_t i = 0; i < v.size(); ++i) {
-    auto m = v[i].ms;
-    std::sort(m.begin(), m.end());
-    const double med = median(v[i].ms);
+    const Spread t = spread(v[i].ms);
+    const double med = t.median_ms;
     std::printf("  {\"name\": \"%s\", \"median_ms\": %.4f, \"min_ms\": %.4f, \"max_ms\": %.4f, "
                 "\"percent_of_ceiling\": %.1f, \"overlap\": %.3f}%s\n",
-                v[i].name.c_str(), med, m.front(), m.back(), 100.0 * ceiling / med, (seq - med) / (seq - ceiling),
+                v[i].name.c_str(), med, t.min_ms, t.max_ms, 100.0 * ceiling / med, (seq - med) / (seq - ceiling),
                 i + 1 < v.size() ? "," : "");
   }
   std::printf("]}\n");
