@@ -3,9 +3,11 @@
 #   labs/NN_name/                      solutions/NN_name/
 #     <contract>.hpp  launcher types     solution.cu      the reference   -> implementation "reference"
 #     *.cpp           problems, CPU refs wrong/<bug>.cu   known-wrong     -> implementation "wrong_<bug>"
-#     support/*.cu    lab code with kernels that is no implementation (ceilings, library peers)
+#                     (both sides of the grading boundary build them: the referee and every runner)
+#     support/        the referee's own: what it times beside the exercises (ceilings, library peers, metrics:
+#                     harness/measures.hpp) and their kernels (*.cu, *.cpp); no runner links them
 #     lab.cmake       optional: extra settings for the target named ${target} (e.g. linking cuBLAS); included for
-#                     the lab's sources and for every binary that links them
+#                     the referee's side only (support/ and the lab binary), never for a runner
 #     stub.cu         the shipped stub   -> "stub" (what the self-check grades as the student), and "baseline"
 #                     unless the lab has a baseline.cu
 #     student.cu      the student's copy -> "student"; made from stub.cu at the first configure (delete it to start
@@ -18,6 +20,7 @@
 #
 # Builds the executable labN at the build root (and `grade` with it), labN-fixtures with the known-wrong fixtures for
 # the tests, and registers the GPU tests (skipped, exit 111, without a GPU) and the CPU tests.
+include(${CMAKE_CURRENT_LIST_DIR}/Contract.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/StudentCopy.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/SubmissionRecipe.cmake)
 
@@ -40,26 +43,39 @@ function(add_lab dir)
     message(FATAL_ERROR "${LAB}_STUDENT_SOURCE: no such file: ${${LAB}_STUDENT_SOURCE}")
   endif()
 
+  # What an implementation may include: build/contract/NN_name/ (cmake/Contract.cmake), its only include directory.
+  set(contract ${PROJECT_BINARY_DIR}/contract/${id})
+  course_contract(${dir} ${contract} ${PROJECT_SOURCE_DIR} contract_headers)
+
   file(GLOB cpu_sources CONFIGURE_DEPENDS ${dir}/*.cpp)
   list(FILTER cpu_sources EXCLUDE REGEX "/cpu_tests\\.cpp$")
-  file(GLOB support_sources CONFIGURE_DEPENDS ${dir}/support/*.cu)
+  file(GLOB support_sources CONFIGURE_DEPENDS ${dir}/support/*.cu ${dir}/support/*.cpp)
 
-  # The lab's own code (problems, CPU references, support kernels), compiled once for the lab binary, the fixture
-  # binary and the CPU tests.
+  # The lab's problem definitions (problems, CPU references), compiled once for the lab binary, every runner and the
+  # CPU tests.
   set(sources ${lab}_sources)
-  add_library(${sources} OBJECT ${cpu_sources} ${support_sources})
+  add_library(${sources} OBJECT ${cpu_sources})
   target_compile_definitions(${sources} PUBLIC HARNESS_LAB=${id})
   target_include_directories(${sources} PUBLIC ${dir})
-  target_link_libraries(${sources} PUBLIC harness nlohmann_json::nlohmann_json)
+  target_link_libraries(${sources} PUBLIC harness_common nlohmann_json::nlohmann_json)
   # Exercise specs are designated initializers that leave optional members out on purpose.
   target_compile_options(${sources} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
-  _lab_settings(${sources} ${dir})
+  # The referee's own lab code (support/): measures and their kernels, for the lab binary only (a lab without one is
+  # timed against the copy of its work).
+  set(measures)
+  if(support_sources)
+    set(measures ${lab}_measures)
+    add_library(${measures} OBJECT ${support_sources})
+    target_link_libraries(${measures} PUBLIC ${sources} harness_referee)
+    target_compile_options(${measures} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
+    _lab_settings(${measures} ${dir})
+  endif()
 
-  # labN, the referee: problems, inputs, references, checks, timing; no implementation. Each implementation runs in
-  # a runner program of its own, runners/labN-<impl> (harness/include/harness/runner.hpp). `make labN` builds what
-  # `./grade labN` needs and nothing else: labN, the student's, the reference's and the baseline's runners, and
-  # `grade`. The known-wrong fixtures are instructors' business: target labN-fixtures (part of `make all`).
-  _lab_binary(${lab} ${dir} ${sources})
+  # labN, the referee: problems, inputs, references, checks, timing, measures; no implementation. Each
+  # implementation runs in a runner program of its own, runners/labN-<impl> (harness/referee/include/harness/
+  # runner.hpp). `make labN` builds what `./grade labN` needs and nothing else: labN, the student's, the reference's
+  # and the baseline's runners, and `grade`. The known-wrong fixtures are instructors' business: target labN-fixtures (part of `make all`).
+  _lab_binary(${lab} ${dir} ${sources} "${measures}")
   add_dependencies(${lab} grade)
   set_property(GLOBAL APPEND PROPERTY COURSE_LAB_TARGETS ${lab})
   set(fixtures ${lab}-fixtures)
@@ -106,6 +122,14 @@ function(add_lab dir)
       # Its trick must fail: it answers right only when it could not do what it tried, so the check must pass.
       add_test(NAME ${lab}.hostile_${trick}.harmless COMMAND ${lab} check --impl hostile_${trick} --exercise ${exercise})
       list(APPEND hostile_tests ${lab}.hostile_${trick}.harmless)
+      # "(only sandboxed)": its trick is stopped by the runner's sandbox alone; without it (COURSE_RUNNER_SANDBOX=0)
+      # the check must reject it, so that the test above is known to fail when the sandbox is gone.
+      if(header MATCHES "must be harmless \\(only sandboxed\\)")
+        set(name ${lab}.hostile_${trick}.unsandboxed.rejected)
+        add_test(NAME ${name} COMMAND ${lab} check --impl hostile_${trick} --exercise ${exercise} --expect-reject)
+        set_tests_properties(${name} PROPERTIES ENVIRONMENT COURSE_RUNNER_SANDBOX=0)
+        list(APPEND hostile_tests ${name})
+      endif()
     endif()
   endforeach()
 
@@ -131,7 +155,7 @@ function(add_lab dir)
     list(APPEND gpu_tests ${lab}.${impl}.rejected)
   endforeach()
   # The checker's mutation suite through the real binary (issue 13): the reference's runner spoiling its outputs in
-  # every generic way (harness/src/runner/mutations.hpp) must be rejected by `check`, and by the verification of
+  # every generic way (harness/runner/src/mutations.hpp) must be rejected by `check`, and by the verification of
   # timed runs for the lab's first exercise (the same device path serves every exercise).
   set(mutant_tests)
   foreach(mutation zeros constant sampled_only shifted tail_missing one_element_off nan stale)
@@ -157,19 +181,33 @@ function(add_lab dir)
     target_sources(${cpu_test_target} PRIVATE ${dir}/cpu_tests.cpp)
   endif()
   target_compile_definitions(${cpu_test_target} PRIVATE LAB_MANIFEST="${dir}/manifest.json")
-  target_link_libraries(${cpu_test_target} PRIVATE ${sources} Catch2::Catch2WithMain)
+  target_link_libraries(${cpu_test_target} PRIVATE ${sources} harness_referee Catch2::Catch2WithMain)
   target_compile_options(${cpu_test_target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>)
-  _lab_settings(${cpu_test_target} ${dir})
   # One label: catch_discover_tests splits a list value into separate arguments (and then drops SKIP_RETURN_CODE);
   # the lab is in the test names (labN.cpu.*).
   catch_discover_tests(${cpu_test_target} TEST_PREFIX "${lab}.cpu." PROPERTIES SKIP_RETURN_CODE 4 LABELS cpu)
   course_submission_recipe(${lab} ${dir})  # build/submission/labN.json, for `grade batch`
+
+  # The student's runner holds nothing of the referee's (tests/harness/boundary_test.cmake). CPU: it reads the build.
+  set(boundary_test ${PROJECT_SOURCE_DIR}/tests/harness/boundary_test.cmake)
+  if(EXISTS ${boundary_test})  # not in the student kit
+    set(measures_objects)
+    if(measures)
+      set(measures_objects "-DMEASURES=$<TARGET_OBJECTS:${measures}>")
+    endif()
+    add_test(NAME ${lab}.boundary.student_runner_holds_nothing_of_the_referee
+             COMMAND ${CMAKE_COMMAND} -DRUNNER=$<TARGET_FILE:${lab}-student> -DREFEREE=$<TARGET_FILE:harness_referee>
+                     ${measures_objects}
+                     "-DSHARED=$<TARGET_FILE:harness_common>;$<TARGET_FILE:harness_runner>;$<TARGET_OBJECTS:harness_runner_main>;$<TARGET_OBJECTS:${sources}>"
+                     -DNM=${CMAKE_NM} -DREADELF=${CMAKE_READELF} -P ${boundary_test})
+    set_tests_properties(${lab}.boundary.student_runner_holds_nothing_of_the_referee PROPERTIES LABELS cpu)
+  endif()
 endfunction()
 
-# A lab executable at the build root: main() of every lab binary, the lab's own code, its extra settings.
-function(_lab_binary name dir sources)
+# A lab executable at the build root: main() of every lab binary, the lab's own code and measures, its extra settings.
+function(_lab_binary name dir sources measures)
   add_executable(${name})
-  target_link_libraries(${name} PRIVATE harness_lab_main ${sources})
+  target_link_libraries(${name} PRIVATE harness_lab_main ${sources} ${measures})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${COURSE_BIN_DIR})
   _lab_settings(${name} ${dir})
 endfunction()
@@ -182,7 +220,7 @@ function(_lab_settings target dir)
 endfunction()
 
 # Implementation `impl` of the lab from `source`: a runner program runners/<lab>-<impl> that `owner` (labN, or the
-# labN-fixtures target) depends on.
+# labN-fixtures target) depends on. Called from add_lab(), whose `contract` and `contract_headers` it reads.
 function(_lab_implementation owner dir sources impl source)
   string(REGEX REPLACE "-fixtures$" "" lab ${owner})
   # The student kit (cmake/StudentKit.cmake): compiles the reference for the kit, or, in a kit, where its source is
@@ -194,19 +232,35 @@ function(_lab_implementation owner dir sources impl source)
     endif()
     add_library(${lab}_${impl} OBJECT ${source})
     target_compile_definitions(${lab}_${impl} PRIVATE HARNESS_IMPL=${impl})
-    target_include_directories(${lab}_${impl} PRIVATE ${dir})
-    target_link_libraries(${lab}_${impl} PRIVATE harness_headers)
+    target_include_directories(${lab}_${impl} PRIVATE ${contract})
+    # The known-wrong and hostile fixtures model submissions of before the contract (lab 03's wrong_shrinks_test_shapes
+    # edits the lab's test shapes through harness/problem.hpp): the course's own build lets them reach the harness,
+    # so that their GPU tests still show what the runner boundary does with them.
+    if(impl MATCHES "^(wrong|hostile)_")
+      target_link_libraries(${lab}_${impl} PRIVATE harness_headers)
+    endif()
   endif()
   # The student's object is checked before anything links it (cmake/StaticCheck.cmake, docs/static-check.md): a
   # refused submission stops the build with one line per finding.
+  # The runner links the runner's harness, the lab's problem definitions and the implementation: nothing of the
+  # referee's, and no library of lab.cmake (tests/harness/boundary_test.cmake holds it to that).
   set(runner ${lab}-${impl})
   add_executable(${runner})
   target_link_libraries(${runner} PRIVATE harness_runner_main ${sources} ${lab}_${impl})
   set_target_properties(${runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${COURSE_BIN_DIR}/runners)
-  _lab_settings(${runner} ${dir})
   add_dependencies(${owner} ${runner})
   if(impl STREQUAL "student")
+    # The submission's compile reads the system's folders, its own file and the contract, and writes its object:
+    # nothing else of the course or of anyone's (grader/confine.hpp). Its quoted includes may find the contract's
+    # headers beside it, in the lab's folder, where student.cu lives.
+    set(reads --read ${source} --read ${contract})
+    foreach(name IN LISTS contract_headers)
+      list(APPEND reads --read ${dir}/${name})
+    endforeach()
+    set_target_properties(${lab}_${impl} PROPERTIES CUDA_COMPILER_LAUNCHER
+        "${COURSE_BIN_DIR}/confined;${reads};--write;${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/${lab}_${impl}.dir;--")
+    add_dependencies(${lab}_${impl} confined)
     course_check_submission(LAB_TARGET ${runner} OBJECT_LIBRARY ${lab}_${impl} SOURCE ${source}
-                            MANIFEST ${dir}/manifest.json)
+                            MANIFEST ${dir}/manifest.json CONTRACT ${contract})
   endif()
 endfunction()

@@ -1,5 +1,5 @@
 # course_check_submission(LAB_TARGET <target> OBJECT_LIBRARY <object library> SOURCE <file> MANIFEST <file>
-#                         [CHECKER <target or path>])
+#                         CONTRACT <folder> [CHECKER <target or path>])
 #
 # Runs the static check (check-submission, grader/include/grader/static_check.hpp) on the object that OBJECT_LIBRARY
 # compiles from SOURCE, against the rules of the lab whose manifest is MANIFEST, before LAB_TARGET (what links the
@@ -9,13 +9,12 @@
 #
 # The check compiles the source once more to PTX per CUDA architecture of the object library, with its include
 # directories, definitions and C++ standard, CMAKE_CUDA_FLAGS and the host compiler, which gives the device code and
-# every header nvcc read. (The target's COMPILE_OPTIONS are left out: the course's carry $<COMPILE_LANGUAGE:...>,
-# which a custom command cannot evaluate, and none of them changes what is included.)
-set(_course_static_check_root ${CMAKE_CURRENT_LIST_DIR}/..)
-
+# every header nvcc read: each must be the lab's contract (CONTRACT, cmake/Contract.cmake) or the compiler's own. (The
+# target's COMPILE_OPTIONS are left out: the course's carry $<COMPILE_LANGUAGE:...>, which a custom command cannot
+# evaluate, and none of them changes what is included.)
 function(course_check_submission)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "LAB_TARGET;OBJECT_LIBRARY;SOURCE;MANIFEST;CHECKER" "")
-  foreach(required LAB_TARGET OBJECT_LIBRARY SOURCE MANIFEST)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "LAB_TARGET;OBJECT_LIBRARY;SOURCE;MANIFEST;CONTRACT;CHECKER" "")
+  foreach(required LAB_TARGET OBJECT_LIBRARY SOURCE MANIFEST CONTRACT)
     if(NOT arg_${required})
       message(FATAL_ERROR "course_check_submission: ${required} is required")
     endif()
@@ -48,7 +47,7 @@ function(course_check_submission)
   add_custom_command(
     OUTPUT ${stamp}
     COMMAND ${checker} --object "$<TARGET_OBJECTS:${obj}>" --source ${arg_SOURCE} --manifest ${arg_MANIFEST}
-            --harness-include ${_course_static_check_root}/harness/include --nvcc ${CMAKE_CUDA_COMPILER}
+            --contract ${arg_CONTRACT} --nvcc ${CMAKE_CUDA_COMPILER}
             --objdump ${objdump} "$<$<BOOL:${archs}>:--arch=$<JOIN:${archs},;--arch=>>"
             -- "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>" "$<$<BOOL:${defines}>:-D$<JOIN:${defines},;-D>>"
             "$<$<BOOL:${standard}>:-std=c++${standard}>" ${flags}

@@ -7,11 +7,12 @@
 #
 #   {"schema": 1, "lab": 1, "id": "01_coalescing",
 #    "lab_binary": "/abs/build/lab1", "runners_dir": "/abs/build/runners", "manifest": ".../manifest.json",
-#    "compile": [argv], "check": [argv], "link": [argv]}
+#    "contract": "/abs/build/contract/01_coalescing", "compile": [argv], "check": [argv], "link": [argv]}
 #
 # In the argv lists {source}, {object} and {output} stand for the student's file, the object compiled from it and
 # the program linked from it: runners/labN-student. `check` is the static check (cmake/StaticCheck.cmake) with the
-# same arguments the build gives it.
+# same arguments the build gives it. `contract` is the lab's contract folder (cmake/Contract.cmake), the compile's
+# only include folder and, with the student's file, all it may read (grader/confine.hpp).
 function(course_submission_recipe lab dir)
   set(student ${lab}_student)
   set(linked ${lab}-student)
@@ -59,7 +60,7 @@ function(course_submission_recipe lab dir)
     set(objdump objdump)
   endif()
   _recipe_strings(check $<TARGET_FILE:check-submission> --object {object} --source {source}
-                  --manifest ${dir}/manifest.json --harness-include ${PROJECT_SOURCE_DIR}/harness/include
+                  --manifest ${dir}/manifest.json --contract ${contract}
                   --nvcc ${CMAKE_CUDA_COMPILER} --objdump ${objdump} ${check_archs} --)
   _recipe_list(check -I ${includes})
   _recipe_list(check -D ${defines})
@@ -101,7 +102,7 @@ function(course_submission_recipe lab dir)
 
   set(json "{\"schema\": 1, \"lab\": ${number}, \"id\": \"${id}\"")
   string(APPEND json ",\n \"lab_binary\": \"${lab_binary}\", \"runners_dir\": \"${COURSE_BIN_DIR}/runners\",\n"
-         " \"manifest\": \"${dir}/manifest.json\"")
+         " \"manifest\": \"${dir}/manifest.json\", \"contract\": \"${contract}\"")
   foreach(step compile check link)
     string(REGEX REPLACE "^, " "" array "${${step}}")
     string(APPEND json ",\n \"${step}\": [${array}]")

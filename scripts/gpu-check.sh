@@ -212,8 +212,10 @@ fi
 
 if runs exploits; then
 step "the exploit suite graded as a class: each file of tests/exploits a student of its own (grade batch)"
-# A file whose first line says "// expect: refused <rule>" must be refused by the static check; the others (fair but
-# unusual kernels, and tricks only a run can catch) are graded on the GPU, their grades recorded in exploits.json.
+# A file whose first line says "// expect: refused <rule>" must be refused by the static check, "// expect: compile
+# error" must not compile (what it includes is out of its reach), "right only while its trick fails" must get every
+# exercise it has right (it writes zeros where its trick works); the others (fair but unusual kernels, and tricks only
+# a run can catch) are graded on the GPU, their grades recorded in exploits.json.
 sub=/tmp/course-exploits
 rm -rf "$sub" && mkdir -p "$sub/submissions" && chmod 755 "$sub"  # runners built there run as nobody under root
 files=()  # the exploit files of the labs this run builds, each graded as the student NN-<file name>
@@ -236,9 +238,15 @@ for file in "${files[@]}"; do
   student=$(student_of "$file")
   expect=accepted
   head -1 "$file" | grep -q '^// expect: refused' && expect=refused
+  head -1 "$file" | grep -q '^// expect: compile error' && expect=compile-error
+  head -1 "$file" | grep -q 'right only while its trick fails' && expect=right
   got=accepted
   record="$sub/results/students/$student.json"
-  if [ ! -f "$record" ]; then got=unrecorded; elif grep -q '"error": *"[^"]*refused:' "$record"; then got=refused; fi
+  if [ ! -f "$record" ]; then got=unrecorded; elif grep -q '"error": *"[^"]*refused:' "$record"; then got=refused
+  elif grep -q '"error": *"[^"]*compile error:' "$record"; then got=compile-error
+  # Right answers where it has launchers: no exercise wrong, refused or crashed (its trick worked otherwise).
+  elif [ "$expect" = right ]; then
+    grep -qE '"status": *"(wrong|bad-output|crash|cuda-error|timeout)"' "$record" && got=wrong || got=right; fi
   verdict=ok
   [ "$expect" = "$got" ] || verdict=MISMATCH
   echo "$verdict $student: expected $expect, got $got"

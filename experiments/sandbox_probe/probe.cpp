@@ -1,8 +1,8 @@
-// Which part of the runner's sandbox (harness/runner.hpp, SandboxPart) does the CUDA driver need? Each line: a child
-// that installs some parts, then starts CUDA (cudaFree(0), a stream, an IPC handle of its own allocation) and says
-// what failed. Run on the GPU machine; build: nvcc -std=c++17 -Iharness/include experiments/sandbox_probe/probe.cpp
-// harness/src/sandbox.cpp -o /tmp/probe
-#include <harness/runner.hpp>
+// Which part of the runner's stage-1 sandbox (harness/sandbox.hpp, SandboxPart) does the CUDA driver need? Each line:
+// a child that installs some parts, then starts CUDA (cudaFree(0), a stream, an IPC handle of its own allocation) and
+// says what failed. Run on the GPU machine; build: nvcc -std=c++17 -Iharness/common/include -Iharness/runner/include
+// experiments/sandbox_probe/probe.cpp harness/runner/src/sandbox.cpp harness/common/src/protocol.cpp -o /tmp/probe
+#include <harness/sandbox.hpp>
 
 #include <cuda_runtime.h>
 #include <sys/wait.h>

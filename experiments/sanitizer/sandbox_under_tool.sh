@@ -7,8 +7,8 @@
 out=$1
 rm -rf /tmp/src2 /tmp/b2 && cp -r /tmp/src /tmp/src2
 sed -i 's/^  if (g_tool_attached) return;.*$/  \/\/ patched: sandbox on under tools/' \
-  /tmp/src2/harness/src/runner/main.cpp
-grep -n "patched" /tmp/src2/harness/src/runner/main.cpp
+  /tmp/src2/harness/runner/src/main.cpp
+grep -n "patched" /tmp/src2/harness/runner/src/main.cpp
 cmake -S /tmp/src2 -B /tmp/b2 -G "Unix Makefiles" -DCOURSE_LABS="01_coalescing;06_bank_conflicts" \
   -DCMAKE_PREFIX_PATH=/tmp/src2/.deps/root/usr > "$out/b2.log" 2>&1 &&
   make -C /tmp/b2 -j16 lab1 lab6 lab1-fixtures lab6-fixtures >> "$out/b2.log" 2>&1 ||

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -25,10 +26,13 @@ std::string shorten(std::string text, const fs::path& source) {
   return text;
 }
 
-ProcessResult run(const std::vector<std::string>& argv, double timeout_s) {
+ProcessResult run(const std::vector<std::string>& argv, double timeout_s,
+                  std::optional<Confinement> confine = std::nullopt) {
   ProcessOptions p;
   p.argv = argv;
   p.timeout_s = timeout_s;
+  if (confine) p.env.emplace_back("TMPDIR", confine->write.front().string());  // its temporary files: its own
+  p.confine = std::move(confine);
   return run_process(p);
 }
 
@@ -79,13 +83,24 @@ BuildOutcome build_submission(const Recipe& recipe, const fs::path& source, cons
   const fs::path runners = bin / "runners";
   fs::create_directories(runners);
   const auto lab = "lab" + std::to_string(recipe.lab);
+  // The student's file is compiled from a private folder of its own, under its own name: what a relative include
+  // finds beside it is nothing, not the classmates' files beside the original.
+  const fs::path own = dir / "source";
+  fs::remove_all(own);
+  fs::create_directories(own);
+  const fs::path copy = own / source.filename();
+  fs::copy_file(source, copy);
   const fs::path object = dir / "student.o";
   const fs::path output = runners / (lab + "-student");
   const std::map<std::string, std::string> values = {
-      {"source", fs::absolute(source).string()}, {"object", object.string()}, {"output", output.string()}};
+      {"source", copy.string()}, {"object", object.string()}, {"output", output.string()}};
+  // The compile reads the system's folders, the copy and the lab's contract, and writes only into its folder.
+  const fs::path scratch = dir / "tmp";
+  fs::create_directories(scratch);
+  const Confinement compile{{copy, recipe.contract}, {scratch, dir}};
 
-  if (auto why = failure(run(expand(recipe.compile, values), timeout_s), timeout_s); !why.empty())
-    return {Kind::kCompileError, "compile error: " + shorten(why, fs::absolute(source)), {}};
+  if (auto why = failure(run(expand(recipe.compile, values), timeout_s, compile), timeout_s); !why.empty())
+    return {Kind::kCompileError, "compile error: " + shorten(why, copy), {}};
   if (!recipe.check.empty()) {
     const auto checked = run(expand(recipe.check, values), timeout_s);
     if (auto why = failure(checked, timeout_s); !why.empty()) {

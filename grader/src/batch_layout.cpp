@@ -51,10 +51,14 @@ Recipe load_recipe(const fs::path& file) {
   r.id = j.value("id", "");
   r.lab_binary = j.value("lab_binary", "");
   r.runners_dir = j.value("runners_dir", "");
+  r.contract = j.value("contract", "");
   r.compile = strings(j, "compile", file, true);
   r.check = strings(j, "check", file, false);
   r.link = strings(j, "link", file, true);
   if (r.lab_binary.empty()) throw std::runtime_error(fmt::format("{}: \"lab_binary\" is empty", file.string()));
+  if (r.contract.empty())
+    throw std::runtime_error(fmt::format("{}: no \"contract\" folder (a recipe of an older build: configure again)",
+                                         file.string()));
   return r;
 }
 

@@ -1,13 +1,14 @@
 // check-submission: the build's static check of one compiled submission (grader/static_check.hpp).
 //
 //   check-submission --object student.cu.o --source student.cu --manifest labs/01_coalescing/manifest.json
-//                    --harness-include harness/include [--arch 90 ...] [--nvcc nvcc] [--objdump objdump]
-//                    [-- the build's nvcc options for the file: -I... -D... -std=c++17]
+//                    --contract build/contract/01_coalescing [--course-file F ...] [--arch 90 ...] [--nvcc nvcc]
+//                    [--objdump objdump] [-- the build's nvcc options for the file: -I... -D... -std=c++17]
 //
-// Reads the object with objdump (symbols, host code, relocations), and compiles the source once more per
-// architecture to PTX with the build's options, which gives the device code and, through -MD, every header the
-// compiler read (both the host and the device passes). Prints one line per finding on stderr. Exit: 0 accepted,
-// 1 refused, 2 the check could not run (a missing tool or file): a build must stop on either of the last two.
+// Reads the object with objdump (sections, symbols, host code, relocations), and compiles the source once more per
+// architecture to PTX with the build's options, which gives the device code and, through -MD, every file the
+// compiler read (both the host and the device passes); those compiles read nothing but the system's folders, the
+// source and the contract (grader/confine.hpp). Prints one line per finding on stderr. Exit: 0 accepted, 1 refused,
+// 2 the check could not run (a missing tool or file): a build must stop on either of the last two.
 #include <stdlib.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -45,10 +47,16 @@ std::string read_file(const fs::path& file) {
   return text.str();
 }
 
-/// Runs a tool and returns its stdout; a tool that fails stops the check (exit 2), never accepts the submission.
-std::string run_tool(std::vector<std::string> argv) {
+/// Runs a tool and returns its stdout (and its stderr after it, with `with_stderr`); a tool that fails stops the
+/// check (exit 2), never accepts the submission. `confine`: the files it may use (a compile of the submission).
+std::string run_tool(std::vector<std::string> argv, std::optional<grader::Confinement> confine = std::nullopt,
+                     bool with_stderr = false) {
   grader::ProcessOptions options;
   options.argv = std::move(argv);
+  options.confine = std::move(confine);
+  // A confined compile writes its temporary files where it may write.
+  if (options.confine && !options.confine->write.empty())
+    options.env.emplace_back("TMPDIR", options.confine->write.front().string());
   options.timeout_s = 300;
   options.capture_limit = std::size_t{512} << 20;  // objdump of a large object runs to megabytes
   const auto r = grader::run_process(options);
@@ -62,7 +70,7 @@ std::string run_tool(std::vector<std::string> argv) {
                                              : fmt::format("exit {}", r.exit_code),
                                  r.err));
   }
-  return r.out;
+  return with_stderr ? r.out + r.err : r.out;
 }
 
 /// A private scratch folder, removed with its contents at scope exit.
@@ -108,13 +116,15 @@ int main(int argc, char** argv) {
   CLI::App app{
       "The build's static check of a compiled submission: refuses, naming the symbol, header or "
       "instruction and the rule, what the lab's manifest does not allow."};
-  std::string object, source, manifest_path, harness_include, nvcc = "nvcc", objdump = "objdump";
-  std::vector<std::string> archs, nvcc_options;
+  std::string object, source, manifest_path, contract, nvcc = "nvcc", objdump = "objdump";
+  std::vector<std::string> archs, nvcc_options, course_files;
   bool verbose = false;
   app.add_option("--object", object, "the submission's object file, as the build compiled it")->required();
   app.add_option("--source", source, "the submission's source file")->required();
   app.add_option("--manifest", manifest_path, "the lab's manifest.json (its folder is the lab's)")->required();
-  app.add_option("--harness-include", harness_include, "the course's harness/include folder")->required();
+  app.add_option("--contract", contract, "the lab's contract folder, the compile's only include folder")->required();
+  app.add_option("--course-file", course_files,
+                 "a file the course ships with this implementation, which it may include (repeatable)");
   app.add_option("--arch", archs, "a CUDA architecture of the build (90, 90-real, native); repeatable");
   app.add_option("--nvcc", nvcc, "the CUDA compiler")->capture_default_str();
   app.add_option("--objdump", objdump, "binutils' objdump")->capture_default_str();
@@ -132,7 +142,11 @@ int main(int argc, char** argv) {
     sc::Context context;
     context.lab_id = lab_dir.filename().string();
     context.source_name = fs::path(source).filename().string();
-    context.harness_include = canonical(harness_include);
+    context.source = canonical(source);
+    context.contract_dir = canonical(contract);
+    for (const auto& entry : fs::directory_iterator(context.contract_dir))
+      if (entry.is_regular_file()) context.contract_headers.push_back(entry.path().filename().string());
+    for (const auto& f : course_files) context.course_files.push_back(canonical(f));
     context.lab_dir = lab_dir.string();
     context.rules = manifest.rules;
     for (const auto& entry : fs::directory_iterator(lab_dir)) {
@@ -147,6 +161,7 @@ int main(int argc, char** argv) {
         if (std::find(findings.begin(), findings.end(), f) == findings.end()) findings.push_back(std::move(f));
     };
     const auto symbols = sc::parse_symbol_table(run_tool({objdump, "-t", object}));
+    add(sc::check_startup(sc::parse_sections(run_tool({objdump, "-h", object})), symbols));
     const auto functions = sc::parse_disassembly(run_tool({objdump, "-dr", "--no-show-raw-insn", object}));
     const auto relocations = sc::parse_relocations(run_tool({objdump, "-r", object}));
     add(sc::check_symbols(symbols, context));
@@ -154,9 +169,25 @@ int main(int argc, char** argv) {
     add(sc::check_relocations(relocations, context));
     add(sc::check_strings(read_file(object), context));
 
+    // The compiler's own include folders: its search list without the build's folders (its -I and -isystem).
+    std::vector<std::string> system_options;
+    for (std::size_t i = 0; i < nvcc_options.size(); ++i) {
+      const auto& o = nvcc_options[i];
+      if (o == "-I" || o == "-isystem") ++i;
+      else if (!o.starts_with("-I") && !o.starts_with("-isystem")) system_options.push_back(o);
+    }
+    std::vector<std::string> search{nvcc, "-E", "-x", "cu", "-Xcompiler", "-v", "/dev/null", "-o", "/dev/null"};
+    search.insert(search.end(), system_options.begin(), system_options.end());
+    for (const auto& dir : sc::parse_search_list(run_tool(search, std::nullopt, true)))
+      context.system_dirs.push_back(canonical(dir));
+
     // The device code and the headers: one PTX compile per architecture, since `#if __CUDA_ARCH__` can hide an
-    // include or an instruction from every architecture but one.
+    // include or an instruction from every architecture but one. Each reads only the system's folders, the source
+    // and the contract (with the lab's own copies of its headers, which a quoted include finds beside student.cu).
     const ScratchDir scratch;
+    grader::Confinement confinement{{fs::path(context.source), fs::path(context.contract_dir)}, {scratch.path}};
+    for (const auto& name : context.contract_headers) confinement.read.push_back(lab_dir / name);
+    for (const auto& f : context.course_files) confinement.read.emplace_back(f);
     std::vector<std::string> deps;  // in the order the compiler read them: the first of a library is the one included
     std::set<std::string> seen;
     std::size_t instructions = 0;
@@ -168,7 +199,7 @@ int main(int argc, char** argv) {
       if (!arch.empty()) command.push_back(arch);
       command.insert(command.end(), nvcc_options.begin(), nvcc_options.end());
       command.insert(command.end(), {"-MD", "-MF", dep_file.string(), source, "-o", ptx_file.string()});
-      run_tool(command);
+      run_tool(command, confinement);
       const auto ptx = sc::parse_ptx(read_file(ptx_file));
       instructions += ptx.instructions.size();
       add(sc::check_device_code(ptx, context));

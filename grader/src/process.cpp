@@ -283,11 +283,12 @@ struct Launch {
   const char* dir;                                 // nullptr: stay in the caller's directory
   bool limited;
   rlimit core, file_size, open_files;
-  int max_fd;  // for the fallback of close_range
+  int max_fd;                // for the fallback of close_range
+  const Ruleset* ruleset;    // nullptr: unconfined
 };
 
 // Which step failed in the child before exec, sent through the exec pipe with its errno.
-enum class Stage : int { kChdir, kLimits, kExec };
+enum class Stage : int { kChdir, kLimits, kConfine, kExec };
 
 [[noreturn]] void fail_in_child(const Launch& l, Stage stage) {
   const int report[2] = {static_cast<int>(stage), errno};
@@ -311,6 +312,7 @@ enum class Stage : int { kChdir, kLimits, kExec };
   if (l.limited && (::setrlimit(RLIMIT_CORE, &l.core) != 0 || ::setrlimit(RLIMIT_FSIZE, &l.file_size) != 0 ||
                     ::setrlimit(RLIMIT_NOFILE, &l.open_files) != 0))
     fail_in_child(l, Stage::kLimits);
+  if (l.ruleset != nullptr && !l.ruleset->enter()) fail_in_child(l, Stage::kConfine);
   // A parent that ignores SIGPIPE or SIGXFSZ, or blocks signals, must not pass that on: a file over the size limit
   // should end the writer with SIGXFSZ, which the grader reports, not with an error it may ignore.
   ::signal(SIGPIPE, SIG_DFL);
@@ -379,6 +381,14 @@ std::optional<Child> spawn(const ProcessOptions& options, std::string& error) {
   rlimit files{};
   ::getrlimit(RLIMIT_NOFILE, &files);
   l.max_fd = static_cast<int>(std::min<rlim_t>(files.rlim_cur, 1 << 20));
+  // The rules are made here, before fork: the child only puts them in force. The private directory is writable too.
+  std::optional<Ruleset> ruleset;
+  if (options.confine) {
+    Confinement confinement = *options.confine;
+    if (child.dir) confinement.write.push_back(child.dir->path());
+    ruleset.emplace(confinement, programs_run_by(options.argv));
+  }
+  l.ruleset = ruleset ? &*ruleset : nullptr;
 
   child.start = Clock::now();
   child.pid = ::fork();
@@ -399,9 +409,10 @@ std::optional<Child> spawn(const ProcessOptions& options, std::string& error) {
   if (n == static_cast<ssize_t>(sizeof failure)) {
     ::waitpid(child.pid, nullptr, 0);
     g_child_group = 0;
-    const char* what = failure[0] == static_cast<int>(Stage::kChdir)    ? "enter its directory"
-                       : failure[0] == static_cast<int>(Stage::kLimits) ? "set resource limits"
-                                                                        : "execute";
+    const char* what = failure[0] == static_cast<int>(Stage::kChdir)     ? "enter its directory"
+                       : failure[0] == static_cast<int>(Stage::kLimits)  ? "set resource limits"
+                       : failure[0] == static_cast<int>(Stage::kConfine) ? "confine the files of"
+                                                                         : "execute";
     error = fmt::format("cannot {} {}: {}", what, options.argv[0], std::strerror(failure[1]));
     return std::nullopt;
   }

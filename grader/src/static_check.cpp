@@ -238,8 +238,6 @@ std::vector<Finding> check_relocations(const std::vector<Relocation>& relocation
   for (const auto& r : relocations) {
     if (r.section.starts_with(".text") || r.section.starts_with(".rela.text") || r.section.starts_with(".rel.text"))
       continue;  // code: check_host_code() names the function
-    if (r.section.find("preinit_array") != std::string::npos)  // runs before the runner's sandbox is up
-      add_unique(findings, {"startup", fmt::format("puts '{}' in .preinit_array", demangle(r.target))});
     if (r.target == "exit") add_unique(findings, {"exit", fmt::format("takes the address of 'exit' ({})", r.section)});
     const auto entity = entity_of(demangle(r.target));
     if (any_match(tables::registry_entities(), entity))
@@ -253,7 +251,19 @@ std::vector<Finding> check_headers(const std::vector<std::string>& dependencies,
   std::vector<Finding> findings;
   std::set<std::string_view> reported;  // one finding per pattern: the first header matching it (the one included)
   bool has_launcher = false;
-  const auto launcher = context.harness_include + "/harness/launcher.hpp";
+  const auto launcher = context.contract_dir + "/harness/launcher.hpp";
+  const auto in_contract = [&](std::string_view dep) {
+    if (inside(dep, context.contract_dir)) return true;
+    // A quoted include from student.cu in the lab's folder finds the lab's own copy of a contract header first.
+    return std::any_of(context.contract_headers.begin(), context.contract_headers.end(),
+                       [&](const auto& name) { return dep == context.lab_dir + "/" + name; });
+  };
+  const auto allowed = [&](const std::string& dep) {
+    return dep == context.source || in_contract(dep) ||
+           std::find(context.course_files.begin(), context.course_files.end(), dep) != context.course_files.end() ||
+           std::any_of(context.system_dirs.begin(), context.system_dirs.end(),
+                       [&](const auto& dir) { return inside(dep, dir); });
+  };
   for (const auto& dep : dependencies) {
     if (dep == launcher) has_launcher = true;
     if (!std::any_of(context.rules.allow_headers.begin(), context.rules.allow_headers.end(),
@@ -271,15 +281,34 @@ std::vector<Finding> check_headers(const std::vector<std::string>& dependencies,
     const auto name = file_name(dep);
     const bool harness_header = name.size() < dep.size() &&
                                 file_name(std::string_view(dep).substr(0, dep.size() - name.size() - 1)) == "harness";
-    if (harness_header && !inside(dep, context.harness_include))
+    if (harness_header && !inside(dep, context.contract_dir))
       add_unique(findings, {"harness_shadowing", fmt::format("includes a copy of 'harness/{}' ({})", name, dep)});
     const bool lab_header =
         std::find(context.lab_headers.begin(), context.lab_headers.end(), name) != context.lab_headers.end();
-    if (lab_header && !inside(dep, context.lab_dir))
+    if (lab_header && !in_contract(dep) && !inside(dep, context.lab_dir))
       add_unique(findings, {"harness_shadowing", fmt::format("includes a copy of the lab's '{}' ({})", name, dep)});
+    // Anything else the compile read: the course's sources beside the lab (its solutions), another student's file.
+    if (!allowed(dep))
+      add_unique(findings, {"includes", fmt::format("includes '{}', which is neither its lab's contract ({}) nor the "
+                                                    "compiler's own headers", dep, context.contract_dir)});
   }
   if (!has_launcher)
     add_unique(findings, {"harness", "does not include the course's harness/launcher.hpp (" + launcher + ")"});
+  return findings;
+}
+
+std::vector<Finding> check_startup(const std::vector<Section>& sections, const std::vector<Symbol>& symbols) {
+  std::vector<Finding> findings;
+  for (const auto& s : sections) {
+    const std::string_view n = s.name;
+    if (n.starts_with(".preinit_array") || n == ".init" || n.starts_with(".init_array.") || n.starts_with(".ctors."))
+      add_unique(findings, {"startup", fmt::format("has code in '{}', which runs before the runner confines itself",
+                                                   s.name)});
+  }
+  for (const auto& sym : symbols)
+    if (sym.indirect && sym.defined())
+      add_unique(findings, {"startup", fmt::format("defines the indirect function '{}', whose resolver runs while the "
+                                                   "program is loaded", demangle(sym.name))});
   return findings;
 }
 

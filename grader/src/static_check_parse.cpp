@@ -197,6 +197,7 @@ std::vector<Symbol> parse_symbol_table(std::string_view text) {
     s.name = std::string(rest);
     s.global = flags[0] == 'g' || flags[0] == 'u' || flags[0] == '!' || flags[1] == 'w' || s.section == "*COM*";
     s.weak = flags[1] == 'w' || flags[0] == 'u';  // unique globals are one-per-program copies, like weak ones
+    s.indirect = flags[4] == 'i';
     if (!s.name.empty()) symbols.push_back(std::move(s));
   }
   return symbols;
@@ -266,6 +267,38 @@ std::vector<Relocation> parse_relocations(std::string_view text) {
     relocations.push_back({section, std::string(target)});
   }
   return relocations;
+}
+
+std::vector<Section> parse_sections(std::string_view text) {
+  // "  3 .init_array.00101 00000008  0000000000000000  0000000000000000  00000060  2**3": index, name, size, ...
+  std::vector<Section> sections;
+  for (auto line : lines_of(text)) {
+    line = trim(line);
+    const auto space = line.find(' ');
+    if (space == std::string_view::npos || line.substr(0, space).find_first_not_of("0123456789") != std::string_view::npos)
+      continue;
+    const auto rest = trim(line.substr(space + 1));
+    const auto name = rest.substr(0, rest.find(' '));
+    if (!name.empty() && name.front() == '.') sections.push_back({std::string(name)});
+  }
+  return sections;
+}
+
+std::vector<std::string> parse_search_list(std::string_view text) {
+  std::vector<std::string> dirs;
+  bool in_list = false;
+  for (auto line : lines_of(text)) {
+    if (line.starts_with("#include <...> search starts here:")) {
+      in_list = true;
+    } else if (line.starts_with("End of search list.")) {
+      in_list = false;
+    } else if (in_list && line.starts_with(" ")) {
+      auto dir = trim(line);
+      if (dir.ends_with(" (framework directory)")) dir.remove_suffix(std::string_view(" (framework directory)").size());
+      dirs.emplace_back(dir);
+    }
+  }
+  return dirs;
 }
 
 std::vector<std::string> parse_depfile(std::string_view text) {

@@ -225,7 +225,11 @@ std::string_view reason(std::string_view rule) {
       {"process_control", "allows no process control (prctl, ptrace, limits, scheduling, other processes' memory)"},
       {"memory_mapping", "allows no memory mapping or protection changes"},
       {"startup",
-       "allows no code in .preinit_array: it would run before the runner confines itself (seccomp, Landlock)"},
+       "allows no code that runs before the runner confines itself (.preinit_array, .init, prioritized constructors, "
+       "indirect functions): its setup and sandbox come first, then your static initializers"},
+      {"includes",
+       "allows no file in a compile but yours, its contract (the lab's headers your stub includes, "
+       "harness/launcher.hpp, harness/cuda_check.hpp) and the compiler's own headers: a submission is one file"},
       {"syscalls", "allows no system calls of your own (syscall(), or syscall/sysenter/int $0x80/svc instructions)"},
       {"runtime_shadowing",
        "allows no definitions of CUDA runtime, C library or C++ runtime names: the link would take yours instead"},

@@ -1,7 +1,8 @@
-// Lab 02's exercises: inputs, CPU references, the work each must do, and the sizes tested and timed.
+// Lab 02's exercises: inputs, CPU references, the work each must do, and the sizes tested and timed. Their ceilings
+// are the referee's (support/measures.cpp).
 #include "cpu_reference.hpp"
 #include "divergence.hpp"
-#include "support/fma_ceiling.hpp"
+#include "exercises.hpp"
 
 #include <harness/problem.hpp>
 #include <harness/random.hpp>
@@ -22,9 +23,6 @@ using harness::Shape;
 using harness::Tolerance;
 using harness::Work;
 
-// Steps per element in "branches": 512 dependent FMAs (1024 flops) per 8 bytes moved, 128 flops per byte, far
-// above the ~16 flops per byte where an H200 turns from memory-bound to compute-bound: the arithmetic decides.
-constexpr int kIterations = 512;
 constexpr double kUnitRoundoff = 0x1p-24;
 
 // Edge sizes around a warp, a warp pair (the remapping's unit: 64 elements), a block and a segment, a prime, and
@@ -35,13 +33,9 @@ const std::vector<std::int64_t> kBranchSizes = {1, 2, 31, 32, 33, 63, 64, 65, 10
 const std::vector<std::int64_t> kSumSizes = {1, 2, 31, 32, 33, 255, 256, 257, 1023, 1024, 1025, 4099, 1000003,
                                              1 << 24};
 
-// "regroup": shapes are N x T, N elements drawn uniformly from the integers 1..16, the ones >= T heavy. T = 16 makes
-// 1 in 16 heavy (the timed case: 7 warps in 8 hold at least one heavy lane); T = 1 makes every element heavy (the
-// worklist fills up) and T = 17 none (the heavy pass has nothing to do). A heavy element takes 4096 dependent FMAs,
-// a light one 16: at 2^24 elements the heavy chains are 94% of the flops, so the heavy path decides the time.
-constexpr int kHeavySteps = 4096;
-constexpr int kLightSteps = 16;
-constexpr int kInputLo = 1, kInputHi = 16;
+// "regroup": shapes are N x T (exercises.hpp has the inputs' range and the steps of heavy and light elements). T = 16
+// makes 1 in 16 heavy (the timed case: 7 warps in 8 hold at least one heavy lane); T = 1 makes every element heavy
+// (the worklist fills up) and T = 17 none (the heavy pass has nothing to do).
 constexpr std::int64_t kTimedThreshold = 16, kAllHeavy = 1, kNoneHeavy = 17;
 // Sizes as for "branches", up to the timed size itself: one atomic-filled worklist shared by 2^14 blocks.
 const std::vector<std::int64_t> kRegroupSizes = {1, 2, 31, 32, 33, 63, 64, 65, 1023, 1024, 1025, 4099, 65537,
@@ -80,36 +74,6 @@ void expect_chains(Output<float>& y, std::int64_t n, ElementAt element_at) {
     y.expect_at(std::move(indices), std::move(ref), {std::move(atol), 0.0});
   }
 }
-
-/// The compute ceilings: groups of FMA chains with every warp on one path and no loads (support/fma_ceiling.cu),
-/// counted with the same 2 flops per step as the exercises' work.
-class FmaCeiling final : public harness::CeilingOp {
- public:
-  struct Chains {
-    std::int64_t count;  ///< threads, each running one chain
-    int steps;           ///< FMAs per chain
-  };
-  FmaCeiling(std::vector<Chains> groups, std::string what) : groups_(std::move(groups)), what_(std::move(what)) {
-    std::int64_t most = 1;
-    for (const auto& g : groups_) most = std::max(most, g.count);
-    out_ = harness::DeviceBuffer<float>(static_cast<std::size_t>(most));
-  }
-  void run(cudaStream_t stream) override {
-    for (const auto& g : groups_)
-      if (g.count > 0) launch_fma_chains(out_.get(), g.count, g.steps, stream);
-  }
-  [[nodiscard]] double amount() const override {
-    double flops = 0;
-    for (const auto& g : groups_) flops += 2.0 * g.steps * static_cast<double>(g.count);
-    return flops;
-  }
-  [[nodiscard]] std::string what() const override { return what_; }
-
- private:
-  std::vector<Chains> groups_;
-  std::string what_;
-  harness::DeviceBuffer<float> out_;
-};
 
 class Branches final : public harness::Problem {
  public:
@@ -196,18 +160,6 @@ class Regroup final : public harness::Problem {
   harness::Scratch<int> worklist_, count_;
 };
 
-/// The ceiling of "regroup": the chains of the expected number of heavy elements packed into full warps, then the
-/// light elements' chains, no divergence and no loads: what the arithmetic costs when no lane waits for another.
-std::unique_ptr<harness::CeilingOp> regroup_ceiling(const Shape& s) {
-  const std::int64_t n = checked_regroup(s)[0];
-  const double fraction = cpu::heavy_fraction(static_cast<double>(s[1]), kInputLo, kInputHi);
-  const auto heavy = static_cast<std::int64_t>(std::llround(static_cast<double>(n) * fraction));
-  return std::make_unique<FmaCeiling>(
-      std::vector<FmaCeiling::Chains>{{heavy, kHeavySteps}, {n - heavy, kLightSteps}},
-      "the expected heavy chains (" + std::to_string(kHeavySteps) + " FMAs) in full warps, then the light ones (" +
-          std::to_string(kLightSteps) + "), no loads");
-}
-
 }  // namespace
 
 REGISTER_EXERCISE({
@@ -217,12 +169,6 @@ REGISTER_EXERCISE({
     .timed_shape = {1 << 24},
     .bound = harness::Bound::compute,
     .make = [](const Shape& s) { return std::make_unique<Branches>(s); },
-    .ceiling =
-        [](const Shape& s) {
-          return std::make_unique<FmaCeiling>(
-              std::vector<FmaCeiling::Chains>{{s[0], kIterations}},
-              "the same FMA chains with every warp on one path (" + std::to_string(kIterations) + " per element)");
-        },
 });
 
 REGISTER_EXERCISE({
@@ -240,7 +186,6 @@ REGISTER_EXERCISE({
     .timed_shape = {1 << 24, kTimedThreshold},
     .bound = harness::Bound::compute,
     .make = [](const Shape& s) { return std::make_unique<Regroup>(s); },
-    .ceiling = regroup_ceiling,
 });
 
 }  // namespace lab02

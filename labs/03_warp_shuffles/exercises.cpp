@@ -1,8 +1,8 @@
-// Lab 03's exercises: inputs, CPU references, the work each must do, and the shapes tested and timed.
+// Lab 03's exercises: inputs, CPU references, the work each must do, and the shapes tested and timed. Their ceiling
+// is the referee's (support/measures.cpp).
 //
 // A shape is n x block x reps (warp_shuffles.hpp): n elements, blocks of `block` threads, `reps` repetitions.
 #include "cpu_reference.hpp"
-#include "support/shuffle_ceiling.hpp"
 #include "warp_shuffles.hpp"
 
 #include <harness/problem.hpp>
@@ -73,27 +73,6 @@ const Shape& checked(const Shape& s) {
   return s;
 }
 
-/// The ceiling: full warps doing the same number of __shfl_xor_sync reductions of registers, counted like the
-/// exercises' work (n * reps).
-class ShuffleCeiling final : public harness::CeilingOp {
- public:
-  ShuffleCeiling(std::int64_t n, int reps) : n_(n), reps_(reps), out_(static_cast<std::size_t>(n)) {}
-  void run(cudaStream_t stream) override { launch_butterflies(out_.get(), n_, reps_, stream); }
-  [[nodiscard]] double amount() const override { return static_cast<double>(n_) * reps_; }
-  [[nodiscard]] std::string what() const override {
-    return "full-warp __shfl_xor_sync reductions of registers, " + std::to_string(reps_) + " per thread";
-  }
-
- private:
-  std::int64_t n_;
-  int reps_;
-  harness::DeviceBuffer<float> out_;
-};
-
-std::unique_ptr<harness::CeilingOp> ceiling(const Shape& s) {
-  return std::make_unique<ShuffleCeiling>(checked(s)[0], static_cast<int>(s[2]));
-}
-
 }  // namespace
 
 REGISTER_EXERCISE({
@@ -108,7 +87,6 @@ REGISTER_EXERCISE({
                                                cpu::warps_with_elements(s[0], static_cast<int>(s[1])),
                                                cpu::warp_sums);
         },
-    .ceiling = ceiling,
 });
 
 REGISTER_EXERCISE({
@@ -121,7 +99,6 @@ REGISTER_EXERCISE({
         [](const Shape& s) {
           return std::make_unique<WarpProblem>(checked(s), "warp_allreduce", s[0], cpu::warp_allreduce);
         },
-    .ceiling = ceiling,
 });
 
 REGISTER_EXERCISE({
@@ -131,7 +108,6 @@ REGISTER_EXERCISE({
     .timed_shape = kTimed,
     .bound = harness::Bound::compute,
     .make = [](const Shape& s) { return std::make_unique<WarpProblem>(checked(s), "warp_scan", s[0], cpu::warp_scans); },
-    .ceiling = ceiling,
 });
 
 REGISTER_EXERCISE({
@@ -144,7 +120,6 @@ REGISTER_EXERCISE({
         [](const Shape& s) {
           return std::make_unique<WarpProblem>(checked(s), "block_sum", (s[0] + s[1] - 1) / s[1], cpu::block_sums);
         },
-    .ceiling = ceiling,
 });
 
 }  // namespace lab03

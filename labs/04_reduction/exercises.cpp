@@ -1,13 +1,11 @@
 // Lab 04's exercises: five stages of one sum, each its own exercise with the same input, reference and tolerance,
-// timed at 2^28 floats beside cub::DeviceReduce::Sum and thrust::reduce.
+// timed at 2^28 floats beside cub::DeviceReduce::Sum and thrust::reduce (the referee's peers: support/measures.cpp).
 #include "cpu_reference.hpp"
 #include "reduction.hpp"
-#include "support/library_sums.hpp"
 
 #include <harness/problem.hpp>
 #include <harness/random.hpp>
 
-#include <map>
 #include <string>
 
 namespace lab04 {
@@ -47,44 +45,12 @@ class Sum final : public harness::Problem {
   // Reads 4 bytes per element, writes one float.
   [[nodiscard]] Work work() const override { return {.bytes = 4.0 * n_ + 4, .flops = 1.0 * n_}; }
 
-  [[nodiscard]] const float* x() const { return x_.data(); }
-  [[nodiscard]] std::int64_t n() const { return n_; }
-
  private:
   std::string stage_;
   std::int64_t n_;
   Input<float> x_;
   Output<float> result_;
 };
-
-/// The library peers: the same input, their own output. Not graded; they show where the staircase ends.
-std::vector<harness::Peer> library_peers() {
-  return {
-      {"cub::DeviceReduce::Sum",
-       [](harness::Problem& p, cudaStream_t s) {
-         static void* out = nullptr;  // one float for the peer's result, kept for the process (see library_sums)
-         if (!out) CUDA_CHECK(cudaMalloc(&out, sizeof(float)));
-         auto& sum = static_cast<Sum&>(p);
-         cub_sum(sum.x(), static_cast<float*>(out), sum.n(), s);
-       }},
-      {"thrust::reduce",
-       [](harness::Problem& p, cudaStream_t s) {
-         auto& sum = static_cast<Sum&>(p);
-         (void)thrust_sum(sum.x(), sum.n(), s);
-       }},
-  };
-}
-
-/// Each stage's place in the staircase. The baseline of stage k is stage k-1's kernel (the stub the student starts
-/// from), so baseline / student is the speedup this stage earned; the library ratios say how far there is to go.
-/// For the given first stage, the baseline is the stage itself.
-std::map<std::string, double> staircase(const harness::Medians& m) {
-  const double student = m.at("student");
-  return {{"speedup_over_previous_stage", m.at("baseline") / student},
-          {"fraction_of_cub_speed", m.at("cub::DeviceReduce::Sum") / student},
-          {"fraction_of_thrust_speed", m.at("thrust::reduce") / student},
-          {"reference_fraction_of_cub_speed", m.at("cub::DeviceReduce::Sum") / m.at("reference")}};
-}
 
 harness::ExerciseSpec stage(const char* name, const char* title) {
   return {
@@ -93,8 +59,6 @@ harness::ExerciseSpec stage(const char* name, const char* title) {
       .test_shapes = harness::shapes_1d(kSizes),
       .timed_shape = {1 << 28},
       .make = [name](const Shape& s) { return std::make_unique<Sum>(s, name); },
-      .peers = library_peers(),
-      .metrics = staircase,
   };
 }
 

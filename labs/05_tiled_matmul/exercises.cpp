@@ -8,7 +8,6 @@
 // a dropped k-tile cannot hide in a tolerance.
 #include "cpu_reference.hpp"
 #include "matmul.hpp"
-#include "cublas_ceiling.hpp"
 
 #include <harness/problem.hpp>
 #include <harness/random.hpp>
@@ -78,7 +77,6 @@ const Shape kTimed = {4096, 4096, 4096};
 std::function<std::unique_ptr<harness::Problem>(const Shape&)> maker(const char* exercise) {
   return [exercise](const Shape& s) { return std::make_unique<Matmul>(s, exercise); };
 }
-std::unique_ptr<harness::CeilingOp> ceiling(const Shape& s) { return cublas_sgemm_ceiling(s[0], s[1], s[2]); }
 
 }  // namespace
 
@@ -89,7 +87,6 @@ REGISTER_EXERCISE({
     .timed_shape = kTimed,
     .bound = harness::Bound::compute,
     .make = maker("naive"),
-    .ceiling = ceiling,
 });
 
 REGISTER_EXERCISE({
@@ -99,7 +96,6 @@ REGISTER_EXERCISE({
     .timed_shape = kTimed,
     .bound = harness::Bound::compute,
     .make = maker("smem_tiled"),
-    .ceiling = ceiling,
 });
 
 REGISTER_EXERCISE({
@@ -109,7 +105,6 @@ REGISTER_EXERCISE({
     .timed_shape = kTimed,
     .bound = harness::Bound::compute,
     .make = maker("register_blocked"),
-    .ceiling = ceiling,
 });
 
 }  // namespace lab05

@@ -1,2 +1,2 @@
-# Lab 05 times cuBLAS SGEMM as its ceiling (cublas_ceiling.cpp).
+# Lab 05 times cuBLAS SGEMM as its ceiling (support/cublas_ceiling.cpp): the referee's side links it, never a runner.
 target_link_libraries(${target} PRIVATE CUDA::cublas)

@@ -1,8 +1,7 @@
-// Lab 06's exercises: inputs, CPU references, the work each must do, and the sizes tested and timed.
+// Lab 06's exercises: inputs, CPU references, the work each must do, and the sizes tested and timed. Their ceilings
+// are the referee's (support/measures.cpp).
 #include "cpu_reference.hpp"
 #include "row_sums.hpp"
-#include "support/read_stream.hpp"
-#include "support/same_pattern_copy.hpp"
 #include "transpose.hpp"
 
 #include <harness/cuda_check.hpp>
@@ -44,23 +43,6 @@ class Transpose final : public harness::Problem {
   Output<float> out_;
 };
 
-/// The ceiling: support/same_pattern_copy.cu on buffers of its own, the same shape as the transpose.
-class SamePatternCopy final : public harness::CeilingOp {
- public:
-  explicit SamePatternCopy(const Shape& s) : rows_(s[0]), cols_(s[1]), in_(rows_ * cols_), out_(rows_ * cols_) {
-    CUDA_CHECK(cudaMemset(in_.get(), 0x3f, in_.size() * sizeof(float)));
-  }
-  void run(cudaStream_t stream) override { launch_same_pattern_copy(in_.get(), out_.get(), rows_, cols_, stream); }
-  [[nodiscard]] double amount() const override { return 8.0 * rows_ * cols_; }
-  [[nodiscard]] std::string what() const override {
-    return "copy with the transpose's access pattern (32x32 tiles, rows in, rows out)";
-  }
-
- private:
-  std::int64_t rows_, cols_;
-  harness::DeviceBuffer<float> in_, out_;
-};
-
 // Every extent around a warp and a block, in both dimensions, so non-square and non-multiple-of-32 shapes of every
 // kind appear (31 x 1025 and 1025 x 31 included); then larger non-square ones, one of them with both extents odd.
 const std::vector<Shape> kShapes = [] {
@@ -76,7 +58,6 @@ const Shape kTimed = {8192, 16384};
 std::function<std::unique_ptr<harness::Problem>(const Shape&)> maker(const char* exercise) {
   return [exercise](const Shape& s) { return std::make_unique<Transpose>(s, exercise); };
 }
-std::unique_ptr<harness::CeilingOp> ceiling(const Shape& s) { return std::make_unique<SamePatternCopy>(s); }
 
 class RowSums final : public harness::Problem {
  public:
@@ -107,25 +88,6 @@ class RowSums final : public harness::Problem {
   Output<float> out_;
 };
 
-/// The ceiling of row_sums: support/read_stream.cu reading a matrix of the same size, on buffers of its own.
-class ReadStream final : public harness::CeilingOp {
- public:
-  explicit ReadStream(const Shape& s)
-      : n_(s[0] * s[1]), blocks_(read_stream_blocks()), in_(n_), partials_(read_stream_partials(blocks_)) {
-    CUDA_CHECK(cudaMemset(in_.get(), 0x3f, in_.bytes()));
-  }
-  void run(cudaStream_t stream) override { launch_read_stream(in_.get(), n_, partials_.get(), blocks_, stream); }
-  [[nodiscard]] double amount() const override { return 4.0 * n_ + 4.0 * partials_.size(); }
-  [[nodiscard]] std::string what() const override {
-    return "read-only stream of the same bytes (grid-stride float4 loads, one float per warp written)";
-  }
-
- private:
-  std::int64_t n_;
-  int blocks_;
-  harness::DeviceBuffer<float> in_, partials_;
-};
-
 // row_sums: rows around a warp (32 rows per warp), a block (256 rows) and 4 blocks, times columns around a 32-column
 // slice, a ragged width (1000 = 31 slices + 8) and 1025; then many blocks, and rows of thousands of slices.
 const std::vector<Shape> kRowSumsShapes = [] {
@@ -146,7 +108,6 @@ REGISTER_EXERCISE({
     .test_shapes = kShapes,
     .timed_shape = kTimed,
     .make = maker("transpose_tiled"),
-    .ceiling = ceiling,
 });
 
 REGISTER_EXERCISE({
@@ -155,7 +116,6 @@ REGISTER_EXERCISE({
     .test_shapes = kShapes,
     .timed_shape = kTimed,
     .make = maker("transpose_padded"),
-    .ceiling = ceiling,
 });
 
 REGISTER_EXERCISE({
@@ -164,7 +124,6 @@ REGISTER_EXERCISE({
     .test_shapes = kRowSumsShapes,
     .timed_shape = kRowSumsTimed,
     .make = [](const Shape& s) { return std::make_unique<RowSums>(s); },
-    .ceiling = [](const Shape& s) { return std::make_unique<ReadStream>(s); },
 });
 
 }  // namespace lab06

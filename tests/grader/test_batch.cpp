@@ -43,9 +43,11 @@ struct FakeClass {
     // The course's other runners: the fake lab only needs them to exist.
     write_text(dir.path / "runners" / "lab1-reference", "reference\n");
     write_text(dir.path / "runners" / "lab1-baseline", "baseline\n");
+    write_text(dir.path / "contract" / "fake.hpp", "// the lab's contract\n");
     const json recipe = {
         {"schema", 1}, {"lab", 1}, {"id", "01_fake"},
         {"lab_binary", std::string(FAKE_BIN_DIR) + "/lab1"}, {"runners_dir", (dir.path / "runners").string()},
+        {"contract", (dir.path / "contract").string()},
         {"compile", {"/bin/sh", "-c",
                      "sleep " + compile_delay + "; if grep -q SYNTAX_ERROR \"$1\"; then echo \"$1:3: error: expected "
                      "';' before '}' token\" >&2; exit 1; fi; cp \"$1\" \"$2\"", "sh", "{source}", "{object}"}},
@@ -440,4 +442,37 @@ TEST_CASE("the recipe CMake writes for lab 1 builds the stub into a runner that 
 
 TEST_CASE("the recipe CMake writes for lab 7 builds the stub into a runner that lab7 lists", "[batch][slow]") {
   build_stub_by_recipe(7, "07_streams");
+}
+
+TEST_CASE("a student's compile reaches nothing of the course or of the class: not by #include, not by .incbin",
+          "[batch][slow]") {
+  const fs::path bin = COURSE_BIN_DIR;
+  const fs::path recipe_file = bin / "submission" / "lab1.json";
+  if (!fs::exists(recipe_file) || !fs::exists(bin / "lab1")) SKIP("lab 1 is not configured and built here (make lab1)");
+  const auto recipe = batch::load_recipe(recipe_file);
+  const fs::path course = fs::path(COURSE_LABS_DIR).parent_path();
+  const std::string solution = (course / "solutions" / "01_coalescing" / "solution.cu").string();
+  const std::string stub = read_text(course / "labs" / "01_coalescing" / "stub.cu");
+  TempDir dir;
+  const auto build = [&](const std::string& student, const std::string& text) {
+    write_text(dir.path / "submissions" / student / "lab1.cu", text);
+    return batch::build_submission(recipe, dir.path / "submissions" / student / "lab1.cu", dir.path / student, 600);
+  };
+  write_text(dir.path / "submissions" / "bob" / "lab1.cu", stub);
+  // A classmate's file beside this one: the compile takes a copy alone in a folder of its own.
+  const auto sibling = build("eve", "#include \"../bob/lab1.cu\"\n");
+  CHECK(sibling.kind == batch::BuildOutcome::Kind::kCompileError);
+  CHECK_THAT(sibling.message, ContainsSubstring("No such file"));
+  // The course's solution by its full path: out of the confined compile's reach, else refused by name.
+  const auto included = build("mallory", "#include \"" + solution + "\"\n");
+  INFO(included.message);
+  CHECK((included.kind == batch::BuildOutcome::Kind::kCompileError ||
+         included.kind == batch::BuildOutcome::Kind::kRefused));
+  CHECK_THAT(included.message, ContainsSubstring("Permission denied") || ContainsSubstring("rule 'includes'"));
+  // The same file pulled in by the assembler, where no #include shows it: only the confined compile stops that.
+  if (grader::Ruleset({}, {}).abi() == 0) SKIP("this kernel has no Landlock: the compile is not confined here");
+  CHECK(included.kind == batch::BuildOutcome::Kind::kCompileError);
+  const auto embedded = build("trudy", stub + "\nasm(\".section .rodata\\n.incbin \\\"" + solution + "\\\"\\n.text\");\n");
+  INFO(embedded.message);
+  CHECK(embedded.kind == batch::BuildOutcome::Kind::kCompileError);
 }

@@ -23,9 +23,12 @@ Context lab01() {
   Context c;
   c.lab_id = "01_coalescing";
   c.source_name = "student.cu";
-  c.harness_include = "/course/harness/include";
+  c.source = "/course/labs/01_coalescing/student.cu";
+  c.contract_dir = "/course/build/contract/01_coalescing";
+  c.contract_headers = {"coalescing.hpp"};
   c.lab_dir = "/course/labs/01_coalescing";
   c.lab_headers = {"coalescing.hpp", "cpu_reference.hpp"};
+  c.system_dirs = {"/usr/local/cuda/include", "/usr/include/c++/12", "/usr/include"};
   return c;
 }
 
@@ -407,15 +410,49 @@ TEST_CASE("host code: system-call instructions, the registry outside REGISTER_LA
   CHECK(findings[2].what == "executes 'syscall' in '(anonymous namespace)::raw'");
 }
 
-TEST_CASE("data that points at the registry or at exit, and a .preinit_array, are refused; code is left to the host-code rule",
+TEST_CASE("data that points at the registry or at exit is refused; code is left to the host-code rule",
           "[grader][static_check]") {
   const auto findings = check_relocations({{".text", "_ZN7harness15implementationsB5cxx11Ev"},
                                            {".data.rel", "_ZN7harness15implementationsB5cxx11Ev"},
                                            {".data.rel.ro", "exit"},
-                                           {".init_array", "_ZL24__sti____cudaRegisterAllv"},
-                                           {".preinit_array", "_ZN12_GLOBAL__N_19first_ofEv"}},
+                                           {".init_array", "_ZL24__sti____cudaRegisterAllv"}},
                                           lab01());
-  CHECK(rules(findings) == Rules{"harness", "exit", "startup"});
+  CHECK(rules(findings) == Rules{"harness", "exit"});
+}
+
+TEST_CASE("code that would run before the runner's setup is refused: early sections and indirect functions",
+          "[grader][static_check]") {
+  // objdump -h of an object with a prioritized constructor, an .init fragment and a .preinit_array.
+  const auto sections = parse_sections(R"(
+student.o:     file format elf64-x86-64
+
+Sections:
+Idx Name          Size      VMA               LMA               File off  Algn
+  0 .text         00000024  0000000000000000  0000000000000000  00000040  2**4
+                  CONTENTS, ALLOC, LOAD, READONLY, CODE
+  3 .init_array.00101 00000008  0000000000000000  0000000000000000  00000060  2**3
+  4 .init         00000001  0000000000000000  0000000000000000  00000068  2**0
+  5 .preinit_array 00000008  0000000000000000  0000000000000000  00000070  2**3
+  6 .init_array   00000008  0000000000000000  0000000000000000  00000078  2**3
+)");
+  REQUIRE(sections.size() == 5);
+  CHECK(sections[1].name == ".init_array.00101");
+  const auto findings = check_startup(sections, {});
+  CHECK(rules(findings) == Rules{"startup", "startup", "startup"});
+  CHECK_THAT(findings[0].what, ContainsSubstring(".init_array.00101"));
+  // The default .init_array (what nvcc and every static initializer use) runs after the runner's setup: fair.
+  CHECK(check_startup(parse_sections("  6 .init_array   00000008  0000000000000000  0000000000000000  00000078  2**3\n"
+                                     "  7 .ctors        00000008  0000000000000000  0000000000000000  00000080  2**3"),
+                      {})
+            .empty());
+  // An indirect function (objdump -t's flag i): its resolver runs while the dynamic loader relocates.
+  const auto symbols = parse_symbol_table(
+      "000000000000000b g   i   .text\t000000000000000d cudaMalloc\n"
+      "0000000000000018 g     F .text\t0000000000000007 launch_scale\n");
+  REQUIRE(symbols.size() == 2);
+  CHECK(symbols[0].indirect);
+  CHECK_FALSE(symbols[1].indirect);
+  CHECK(rules(check_startup({}, symbols)) == Rules{"startup"});
 }
 
 TEST_CASE("headers: libraries, copies of the course's headers and a missing launcher.hpp are refused",
@@ -423,8 +460,8 @@ TEST_CASE("headers: libraries, copies of the course's headers and a missing laun
   const std::vector<std::string> fair = {"/course/labs/01_coalescing/student.cu",
                                          "/usr/local/cuda/include/cuda_runtime.h",
                                          "/course/labs/01_coalescing/coalescing.hpp",
-                                         "/course/harness/include/harness/launcher.hpp",
-                                         "/course/harness/include/harness/cuda_check.hpp",
+                                         "/course/build/contract/01_coalescing/harness/launcher.hpp",
+                                         "/course/build/contract/01_coalescing/harness/cuda_check.hpp",
                                          "/usr/local/cuda/include/cooperative_groups.h",
                                          "/usr/local/cuda/include/cccl/cuda/std/__algorithm/min.h",
                                          "/usr/include/c++/12/numeric"};
@@ -454,12 +491,61 @@ TEST_CASE("headers: libraries, copies of the course's headers and a missing laun
   allowed.rules.allow_headers = {"cub/*"};
   CHECK(check_headers(with({"/usr/local/cuda/include/cccl/cub/cub.cuh"}), allowed).empty());
 
-  CHECK(rules(check_headers(with({"/home/me/harness/timing.hpp"}), lab01())) == Rules{"harness_shadowing"});
-  CHECK(rules(check_headers(with({"/home/me/coalescing.hpp"}), lab01())) == Rules{"harness_shadowing"});
+  CHECK(rules(check_headers(with({"/home/me/harness/timing.hpp"}), lab01())) ==
+        Rules{"harness_shadowing", "includes"});
+  CHECK(rules(check_headers(with({"/home/me/coalescing.hpp"}), lab01())) == Rules{"harness_shadowing", "includes"});
   auto no_launcher = fair;
-  no_launcher.erase(std::find(no_launcher.begin(), no_launcher.end(), "/course/harness/include/harness/launcher.hpp"));
+  no_launcher.erase(
+      std::find(no_launcher.begin(), no_launcher.end(), "/course/build/contract/01_coalescing/harness/launcher.hpp"));
   no_launcher.push_back("/home/me/harness/launcher.hpp");
-  CHECK(rules(check_headers(no_launcher, lab01())) == Rules{"harness_shadowing", "harness"});
+  CHECK(rules(check_headers(no_launcher, lab01())) == Rules{"harness_shadowing", "includes", "harness"});
+}
+
+TEST_CASE("a compile may read its file, its lab's contract and the compiler's headers, nothing else",
+          "[grader][static_check]") {
+  const std::vector<std::string> fair = {"/course/labs/01_coalescing/student.cu",
+                                         "/course/build/contract/01_coalescing/coalescing.hpp",
+                                         "/course/build/contract/01_coalescing/harness/launcher.hpp",
+                                         "/course/build/contract/01_coalescing/harness/cuda_check.hpp",
+                                         "/usr/include/c++/12/vector"};
+  CHECK(check_headers(fair, lab01()).empty());
+  const auto with = [&](const std::string& more) {
+    auto deps = fair;
+    deps.push_back(more);
+    return check_headers(deps, lab01());
+  };
+  // The reference solution through the lab's own folder, the lab's sources beside student.cu, a classmate's file, a
+  // header of the lab outside its contract, the harness's own copy of a contract header.
+  for (const std::string dep : {"/course/solutions/01_coalescing/solution.cu", "/course/labs/01_coalescing/exercises.cpp",
+                                "/srv/class/bob/lab1.cu", "/course/labs/01_coalescing/cpu_reference.hpp"}) {
+    CAPTURE(dep);
+    const auto findings = with(dep);
+    REQUIRE(rules(findings) == Rules{"includes"});
+    CHECK_THAT(findings[0].what, ContainsSubstring(dep));
+  }
+  CHECK(rules(with("/course/harness/common/include/harness/launcher.hpp")) == Rules{"harness_shadowing", "includes"});
+  // A file the course ships with an implementation of its own (lab 04's baseline and its solution.cu).
+  auto baseline = lab01();
+  baseline.course_files = {"/course/solutions/01_coalescing/solution.cu"};
+  CHECK(check_headers([&] {
+          auto deps = fair;
+          deps.push_back("/course/solutions/01_coalescing/solution.cu");
+          return deps;
+        }(),
+                      baseline)
+            .empty());
+}
+
+TEST_CASE("the compiler's own include folders are read from its search list", "[grader][static_check]") {
+  const auto dirs = parse_search_list(R"(#include "..." search starts here:
+#include <...> search starts here:
+ /usr/local/cuda/bin/../targets/x86_64-linux/include
+ /usr/include/c++/12
+ /usr/include
+End of search list.
+)");
+  CHECK(dirs == std::vector<std::string>{"/usr/local/cuda/bin/../targets/x86_64-linux/include", "/usr/include/c++/12",
+                                         "/usr/include"});
 }
 
 TEST_CASE("device code: tensor-core and L2-persistence instructions and library kernels are refused",

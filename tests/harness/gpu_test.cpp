@@ -8,6 +8,9 @@
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -239,4 +242,47 @@ TEST_CASE("a host output is page-locked, checked on the host, and its guard zone
   const auto v = p.verify();
   REQUIRE_FALSE(v.ok);
   CHECK(v.message.find("out-of-bounds write: something wrote just outside output 'h_out'") != std::string::npos);
+}
+
+void launch_spin(unsigned long long ns, cudaStream_t stream);  // spin_kernel.cu
+
+// Another process keeping the GPU busy, for the test below: this test program run again on this hidden test case, which
+// says it has started its kernel through the pipe COURSE_BUSY_READY_FD names, then waits for it.
+TEST_CASE("(another process) keep the GPU busy for two seconds", "[.gpu_busy]") {
+  launch_spin(2'000'000'000ull, nullptr);
+  if (const char* fd = std::getenv("COURSE_BUSY_READY_FD")) {
+    const char ready = 1;
+    [[maybe_unused]] auto written = ::write(std::atoi(fd), &ready, 1);
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+TEST_CASE("the idle check waits out another process's kernel and says when it outlasts the limit",
+          "[harness][gpu][timing]") {
+  require_gpu();
+  harness::Stream stream;
+  harness::IdleGpu idle(stream.get());
+  CHECK(idle.wait(1.0) == 0.0);  // nothing else on the GPU: the first probe comes back at once
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t busy = ::fork();
+  REQUIRE(busy >= 0);
+  if (busy == 0) {  // a fresh program, not a forked CUDA process
+    ::close(ready[0]);
+    const std::string fd = std::to_string(ready[1]);
+    ::setenv("COURSE_BUSY_READY_FD", fd.c_str(), 1);
+    ::execl("/proc/self/exe", "harness_tests", "[.gpu_busy]", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(ready[1]);
+  char byte = 0;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);
+  ::close(ready[0]);
+  const double waited_short = idle.wait(0.3);  // the other kernel runs for about 2 s more
+  const double waited_long = idle.wait(5.0);
+  int status = 0;
+  ::waitpid(busy, &status, 0);
+  CHECK(waited_short < 0);  // still busy at the limit
+  CHECK(waited_long > 0);   // busy, then idle once the other process's kernel ended
+  CHECK(idle.wait(1.0) == 0.0);
 }

@@ -1,5 +1,5 @@
-// What the referee infers from its environment about CUDA tools attached to it (harness/runner.hpp).
-#include <harness/runner.hpp>
+// What the referee infers from its environment about CUDA tools attached to it (harness/protocol.hpp).
+#include <harness/protocol.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -34,25 +34,43 @@ TEST_CASE("a CUDA tool is seen as attached by its injection variables, and only 
   for (const char* name : {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "COMPUTE_SANITIZER_OPTIONS",
                            "NV_COMPUTE_PROFILER_PERFWORKS_DIR", "NCU_FLAGS", "NSYS_FLAGS"})
     ::unsetenv(name);  // a test run under a profiler would otherwise see it everywhere
-  CHECK_FALSE(harness::cuda_tool_attached());
+  CHECK_FALSE(harness::protocol::cuda_tool_attached());
   {
     const ScopedEnv unrelated("NVIDIA_VISIBLE_DEVICES", "all");  // set by container runtimes, not by tools
     const ScopedEnv image("NV_CUDA_LIB_VERSION", "13.0.0-1");     // set by NVIDIA's CUDA container images
-    CHECK_FALSE(harness::cuda_tool_attached());
+    CHECK_FALSE(harness::protocol::cuda_tool_attached());
   }
   for (const char* name : {"CUDA_INJECTION64_PATH", "COMPUTE_SANITIZER_OPTIONS", "NCU_FLAGS"}) {
     const ScopedEnv tool(name, "/opt/tool/lib.so");
     CAPTURE(name);
-    CHECK(harness::cuda_tool_attached());
+    CHECK(harness::protocol::cuda_tool_attached());
   }
-  CHECK_FALSE(harness::cuda_tool_attached());
+  CHECK_FALSE(harness::protocol::cuda_tool_attached());
 }
 
 TEST_CASE("a variable is found by its whole name in a given environment", "[harness][runner]") {
   char tmp_longer[] = "TMPDIRX=/elsewhere", tmp[] = "TMPDIR=/run/x", empty[] = "EMPTY=";
   char* envp[] = {tmp_longer, tmp, empty, nullptr};
-  CHECK(std::string(harness::variable_in(envp, "TMPDIR")) == "/run/x");
-  CHECK(std::string(harness::variable_in(envp, "EMPTY")).empty());
-  CHECK(harness::variable_in(envp, "TMP") == nullptr);
-  CHECK(harness::variable_in(nullptr, "TMPDIR") == nullptr);
+  using harness::protocol::variable_in;
+  CHECK(std::string(variable_in(envp, "TMPDIR")) == "/run/x");
+  CHECK(std::string(variable_in(envp, "EMPTY")).empty());
+  CHECK(variable_in(envp, "TMP") == nullptr);
+  char* none[] = {nullptr};
+  CHECK(variable_in(none, "TMPDIR") == nullptr);
+  const ScopedEnv own("COURSE_VARIABLE_IN_TEST", "here");  // nullptr: this process's own environment
+  CHECK(std::string(variable_in(nullptr, "COURSE_VARIABLE_IN_TEST")) == "here");
+}
+
+TEST_CASE("Nsight Compute is told from the other CUDA tools by its variables or its injection library's path",
+          "[harness][runner]") {
+  using harness::protocol::nsight_compute_attached;
+  char sanitizer[] = "CUDA_INJECTION64_PATH=/usr/local/cuda/compute-sanitizer/libsanitizer-collection.so";
+  char ncu_path[] = "CUDA_INJECTION64_PATH=/opt/nvidia/nsight-compute/2025.3.1/target/injection.so";
+  char ncu_variable[] = "NV_COMPUTE_PROFILER_PERFWORKS_DIR=/opt/nvidia/nsight-compute/2025.3.1/host";
+  char* with_sanitizer[] = {sanitizer, nullptr};
+  char* with_path[] = {ncu_path, nullptr};
+  char* with_variable[] = {sanitizer, ncu_variable, nullptr};
+  CHECK_FALSE(nsight_compute_attached(with_sanitizer));
+  CHECK(nsight_compute_attached(with_path));
+  CHECK(nsight_compute_attached(with_variable));
 }

@@ -1,6 +1,6 @@
 // The runner's sandbox (harness/runner.hpp, install_runner_sandbox), tried in a forked child: what it must refuse,
 // and what a runner still needs (threads, signals to itself, /dev/null, $TMPDIR).
-#include <harness/runner.hpp>
+#include <harness/sandbox.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 

@@ -107,7 +107,7 @@ TEST_CASE("with a GPU, failed cases carry the hint that names their pattern", "[
   if (!gpu_present()) SKIP("no GPU on this machine");
   const auto labs = lab_names();
   if (std::find(labs.begin(), labs.end(), "lab1") == labs.end()) SKIP("lab 1 is not built");
-  // The reference's runner spoiling its own output (harness/src/runner/mutations.cpp): known patterns on the GPU.
+  // The reference's runner spoiling its own output (harness/runner/src/mutations.cpp): known patterns on the GPU.
   const std::pair<std::string, std::string> cases[] = {{"zeros", "every element is 0"},
                                                        {"shifted", "shifted by one element"},
                                                        {"tail_missing", "past the last full block"}};
@@ -129,11 +129,36 @@ TEST_CASE("with a GPU, failed cases carry the hint that names their pattern", "[
   }
 }
 
+TEST_CASE("with a GPU, a check that fails every case of every exercise fits what the grader reads, first mismatch whole",
+          "[labs][cli][gpu][report]") {
+  if (!gpu_present()) SKIP("no GPU on this machine");
+  const auto lab = GENERATE(from_range(lab_names()));
+  CAPTURE(lab);
+  // The reference's output shifted by one element: wrong at every position of every case, as an exclusive scan
+  // handed in for an inclusive one is; three seeds, as `grade` asks for.
+  const auto results = std::filesystem::temp_directory_path() / (lab + "-report.jsonl");
+  const auto r = run({lab, "check", "--impl", "mutant:shifted", "--seeds", "11,22,33", "--results", results.string()});
+  CAPTURE(r.exit_code, r.err.substr(0, 2000));
+  CHECK(r.exit_code == code::kTestFailure);
+  CHECK(std::filesystem::file_size(results) <= grader::ProcessOptions{}.capture_limit);
+  std::ifstream in(results);
+  std::string first_message;
+  int failed = 0;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || !j.contains("ok") || j.at("ok").get<bool>()) continue;
+    if (failed++ == 0) first_message = j.value("message", "");
+  }
+  CHECK(failed > 0);
+  CHECK(first_message.find("differ") != std::string::npos);
+  std::filesystem::remove(results);
+}
+
 TEST_CASE("run as root, a runner program starts as an unprivileged user, from a folder only root can enter too",
           "[labs][cli]") {
   // Student code runs in the runner programs, static initializers included, and `labN list` starts every one of them
   // (`--list`) before any GPU is needed. As root that code could reach the grader: every runner start drops to
-  // `nobody` (harness/src/runner_client.cpp, exec_as). A stand-in runner that reports its uid shows it.
+  // `nobody` (harness/referee/src/runner_client.cpp, exec_as). A stand-in runner that reports its uid shows it.
   if (::geteuid() != 0) SKIP("not root: runners keep the user's own identity");
   const auto lab = lab_names().at(0);
   const std::filesystem::path bin = COURSE_BIN_DIR;

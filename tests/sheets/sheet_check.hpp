@@ -62,7 +62,7 @@ inline constexpr double kExplainBelowMemory = 95, kExplainBelowCompute = 80;
 /// One row per exercise of the manifest (`exercises`), in its order; each reference cell marked with the exercise's
 /// own percent_of_ceiling in a results file; and where that value is below the threshold of the exercise's bound,
 /// a why cell of a sentence (8 words or more). The bound is read from the same results record: the harness writes
-/// its unit, "GB/s", for Bound::memory exercises only (harness/src/lab/time.cpp), so it cannot disagree with the
+/// its unit, "GB/s", for Bound::memory exercises only (harness/referee/src/lab/time.cpp), so it cannot disagree with the
 /// ExerciseSpec the way a word typed into the sheet could.
 std::vector<Finding> check_reference_table(const std::string& text, const std::vector<std::string>& exercises,
                                            const Context& context);

@@ -84,13 +84,13 @@ sinfo -h -o %T | grep -qE '^idle' || fail "the node never became idle: $(sinfo -
 
 # Four fake students for the fake lab: the "compiler" copies the file, which the fake lab reads as its mode.
 subs=$dir/submissions
-mkdir -p "$subs"/{amy,bob,cat,dan} "$dir/runners"
+mkdir -p "$subs"/{amy,bob,cat,dan} "$dir/runners" "$dir/contract"
 for s in amy bob dan; do echo "FAKE_LAB_MODE=good" > "$subs/$s/lab1.cu"; done
 echo "FAKE_LAB_MODE=slow_student" > "$subs/cat/lab1.cu"
 touch "$dir/runners/lab1-reference" "$dir/runners/lab1-baseline"
 cat > "$dir/lab1.json" <<JSON
 {"schema": 1, "lab": 1, "id": "01_fake", "lab_binary": "$fake_lab",
- "runners_dir": "$dir/runners", "compile": ["/bin/cp", "{source}", "{object}"],
+ "runners_dir": "$dir/runners", "contract": "$dir/contract", "compile": ["/bin/cp", "{source}", "{object}"],
  "link": ["/bin/cp", "{object}", "{output}"]}
 JSON
 gres_args=()

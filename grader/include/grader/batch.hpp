@@ -28,6 +28,7 @@ struct Recipe {
   std::string id;                      ///< the lab folder's name
   std::filesystem::path lab_binary;    ///< the course's labN
   std::filesystem::path runners_dir;   ///< the course's runners: reference, baseline, ...
+  std::filesystem::path contract;      ///< the lab's contract folder: with the student's file, all a compile reads
   std::vector<std::string> compile;    ///< argv with {source} and {object}
   std::vector<std::string> check;      ///< argv with {source} and {object}; empty: no static check
   std::vector<std::string> link;       ///< argv with {object} and {output}

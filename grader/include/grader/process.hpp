@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "grader/confine.hpp"
+
 namespace grader {
 
 /// Resource limits for a child and everything it starts. Core dumps are always off under limits.
@@ -49,6 +51,10 @@ struct ProcessOptions {
   /// Resource limits for the child; nullopt: the caller's own. RLIMIT_AS is never set: CUDA reserves far more
   /// virtual address space than it uses.
   std::optional<ProcessLimits> limits;
+  /// When set, the child and everything it starts read only the system's folders and these paths, and write only
+  /// into these folders and its private directory (confine.hpp: a submission's compile). Where the kernel has no
+  /// Landlock the child runs unconfined.
+  std::optional<Confinement> confine;
 };
 
 /// How a child process ended.

@@ -52,7 +52,7 @@ std::optional<std::filesystem::path> locate_sanitizer(const std::string& given, 
 /// The command of one sanitizer run: `tool` around `lab_binary check --impl IMPL --exercise EX --seeds SEED --small`.
 /// compute-sanitizer follows the runner processes labN starts (`--target-processes all`) and only those
 /// (`--target-processes-filter regex:^labN-`), whose environment keeps the tool's injection variables
-/// (harness/src/runner_client.cpp); CUDA API errors the harness provokes and handles are
+/// (harness/referee/src/runner_client.cpp); CUDA API errors the harness provokes and handles are
 /// not findings (`--report-api-errors no`); a few reports are enough (`--print-limit`).
 std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer, SanitizerTool tool,
                                            const std::string& lab_binary, const std::string& impl,

@@ -31,14 +31,20 @@ struct Finding {
   bool operator==(const Finding&) const = default;
 };
 
-/// What the checks need to know besides the tool output.
+/// What the checks need to know besides the tool output. Paths are canonical, as the dependency list is read.
 struct Context {
   std::string lab_id;                    ///< the lab folder's name, e.g. "01_coalescing"
   std::string source_name;               ///< the submission's file name, e.g. "student.cu" (nvcc names its
                                          ///< anonymous namespace after it)
-  std::string harness_include;           ///< the course's harness/include folder, as the dependency list spells it
-  std::string lab_dir;                   ///< the lab's folder, as the dependency list spells it
-  std::vector<std::string> lab_headers;  ///< the lab's own header names ("coalescing.hpp", ...)
+  std::string source;                    ///< the submission's file
+  std::string contract_dir;              ///< the lab's contract folder (cmake/Contract.cmake): its only include folder
+  std::vector<std::string> contract_headers;  ///< the lab's headers in it ("coalescing.hpp"), which a quoted include
+                                              ///< may also find beside the submission in the lab's folder
+  std::string lab_dir;                   ///< the lab's folder
+  std::vector<std::string> lab_headers;  ///< the lab's own header names ("coalescing.hpp", "cpu_reference.hpp", ...)
+  std::vector<std::string> system_dirs;  ///< the compiler's own include folders (gcc -v's search list, nvcc's)
+  std::vector<std::string> course_files;  ///< files the course ships with this implementation (lab 04's baseline
+                                          ///< includes its solution.cu): allowed besides the contract
   SubmissionRules rules;                 ///< what the lab's manifest allows beyond the default
 };
 
@@ -51,6 +57,7 @@ struct Symbol {
   std::string section;  ///< "*UND*" for a symbol the object uses but does not define
   bool global = false;  ///< visible to the linker (global or unique), as opposed to local to the file
   bool weak = false;    ///< a weak definition or reference
+  bool indirect = false;  ///< an indirect function (GNU ifunc): its resolver runs while the program is loaded
 
   /// True for a symbol this object defines.
   [[nodiscard]] bool defined() const { return section != "*UND*"; }
@@ -116,9 +123,27 @@ std::vector<Finding> check_host_code(const std::vector<HostFunction>& functions,
 /// REGISTER_LAUNCHER's constructor, or exit (code is check_host_code()'s business).
 std::vector<Finding> check_relocations(const std::vector<Relocation>& relocations, const Context& context);
 
-/// The header rules: library headers the lab does not allow, copies of the course's headers, and the course's
-/// harness/launcher.hpp missing (REGISTER_LAUNCHER must be the course's).
+/// The header rules: library headers the lab does not allow, copies of the course's headers, the course's
+/// harness/launcher.hpp missing (REGISTER_LAUNCHER must be the course's), and any file read that is neither the
+/// submission, its lab's contract nor the compiler's own headers (a course source, another student's file).
 std::vector<Finding> check_headers(const std::vector<std::string>& dependencies, const Context& context);
+
+/// The compiler's own include folders, from the search list that `gcc -v` prints (through nvcc: `nvcc -E -x cu
+/// -Xcompiler -v`): the lines between "#include <...> search starts here:" and "End of search list.".
+std::vector<std::string> parse_search_list(std::string_view text);
+
+/// One section of the object, from `objdump -h`.
+struct Section {
+  std::string name;  ///< ".text", ".init_array.00101", ...
+};
+
+/// The section headers printed by `objdump -h`.
+std::vector<Section> parse_sections(std::string_view text);
+
+/// The startup rule: code that would run before the runner has confined itself (sandbox.hpp), in sections that run
+/// ahead of the runner's own setup (.preinit_array, .init, prioritized .init_array or .ctors) or as indirect
+/// functions, whose resolvers the dynamic loader runs before any initializer.
+std::vector<Finding> check_startup(const std::vector<Section>& sections, const std::vector<Symbol>& symbols);
 
 /// The device-code rules: tensor-core and persisting-L2 instructions, and library kernels (CUB, Thrust).
 std::vector<Finding> check_device_code(const PtxCode& ptx, const Context& context);

@@ -1,6 +1,6 @@
 #pragma once
 // The compute ceiling of lab 02's "branches" and "regroup": the same chains of fused multiply-adds with no
-// divergence. CUDA-free (exercises.cpp wraps it in a harness::CeilingOp; harness/problem.hpp is C++20, which device
+// divergence. CUDA-free (measures.cpp wraps it in a harness::CeilingOp; harness/problem.hpp is C++20, which device
 // code is not).
 #include <cuda_runtime_api.h>
 

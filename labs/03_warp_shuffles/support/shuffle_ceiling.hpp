@@ -1,6 +1,6 @@
 #pragma once
 // The ceiling of lab 03: the shuffle unit's rate, measured with the plainest possible warp reduction. CUDA-free
-// (exercises.cpp wraps it in a harness::CeilingOp; harness/problem.hpp is C++20, which device code is not).
+// (measures.cpp wraps it in a harness::CeilingOp; harness/problem.hpp is C++20, which device code is not).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // Known-wrong fixture: dot with an off-by-one bound (`i <= n`), so one thread reads x[n] and y[n], one element past
 // the end of each input. Every element inside the arrays is summed right: only what the guard zones hold decides
-// whether the answer shows it. The guard reads as NaN as a float (harness/src/problem.cpp), so the sum is NaN; the
+// whether the answer shows it. The guard reads as NaN as a float (harness/common/src/problem.cpp), so the sum is NaN; the
 // old guard byte 0xA5 read as -2.9e-16f, whose square vanished in the exact integer sum and passed.
 #include "coalescing.hpp"
 

@@ -1,6 +1,6 @@
 // Known-wrong fixture: the reference's block_sums without the bound on the load, so the last, partial segment adds
 // up to kSegment - 1 elements past the end of x. Right whenever n is a multiple of the segment; otherwise only the
-// guard zone's contents decide whether the last sum shows it (it reads as NaN as a float: harness/src/problem.cpp).
+// guard zone's contents decide whether the last sum shows it (it reads as NaN as a float: harness/common/src/problem.cpp).
 #include "divergence.hpp"
 
 #include <harness/launcher.hpp>

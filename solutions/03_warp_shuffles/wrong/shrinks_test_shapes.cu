@@ -1,4 +1,4 @@
-// expect: refused harness
+// expect: compile error harness/problem.hpp
 // Known-wrong fixture: drop_partial_warp's block sum (wrong for every block size that is not a multiple of 32), plus a
 // static initializer that removes those block sizes from the lab's test shapes, so that the check would see only the
 // shapes the kernel gets right. Against a lab binary that linked student code it passed (issue 14, class 3); now the

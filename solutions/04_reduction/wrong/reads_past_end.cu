@@ -1,6 +1,6 @@
 // Known-wrong fixture: the vectorized stage reads the tail as one more whole float4 and masks the lanes past n by
 // multiplying them with 0, a common shortcut. In bounds it is right; past the end it reads up to three floats of the
-// guard zone, and 0 * x is 0 only for finite x. The guard reads as NaN as a float (harness/src/problem.cpp), so the
+// guard zone, and 0 * x is 0 only for finite x. The guard reads as NaN as a float (harness/common/src/problem.cpp), so the
 // sum is NaN whenever n % 4 != 0; the old guard byte 0xA5 (-2.9e-16f) times 0 was 0 and the shortcut passed.
 #include "reduction.hpp"
 

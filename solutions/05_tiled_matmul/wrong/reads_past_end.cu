@@ -1,6 +1,6 @@
 // Known-wrong fixture: a naive kernel whose inner loop is unrolled by 4 over k and masks the steps past k by
 // multiplying with 0 instead of testing the bound. For the last rows of B that reaches up to three rows past its end,
-// into the guard zone; 0 * x is 0 only for finite x. The guard reads as NaN as a float (harness/src/problem.cpp), so
+// into the guard zone; 0 * x is 0 only for finite x. The guard reads as NaN as a float (harness/common/src/problem.cpp), so
 // every element of C is NaN whenever k % 4 != 0; the old guard byte 0xA5 (-2.9e-16f) times 0 was 0 and it passed.
 #include "matmul.hpp"
 

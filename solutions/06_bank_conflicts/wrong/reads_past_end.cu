@@ -1,7 +1,7 @@
 // Known-wrong fixture: row_sums that walks every row in whole groups of four and masks the columns past `cols` by
 // multiplying with 0. Inside the matrix the masked reads land in the next row (finite, times 0: harmless); in the
 // last row they reach past the end of `in`, into the guard zone, and 0 * x is 0 only for finite x. The guard reads
-// as NaN as a float (harness/src/problem.cpp), so the last sum is NaN whenever cols % 4 != 0.
+// as NaN as a float (harness/common/src/problem.cpp), so the last sum is NaN whenever cols % 4 != 0.
 #include "row_sums.hpp"
 
 #include <harness/launcher.hpp>

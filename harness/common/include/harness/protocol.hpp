@@ -1,0 +1,49 @@
+#pragma once
+/// @file protocol.hpp
+/// @brief What crosses the grading boundary between the referee (`labN`) and a runner (`runners/labN-<impl>`), and
+/// is spelled here once for both sides: the descriptors a runner is started with, how buffer handles and host-memory
+/// descriptors travel, and the environment variables through which a CUDA tool follows a runner.
+///
+/// The commands themselves are JSON lines; referee/include/harness/runner.hpp describes them.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness::protocol {
+
+/// The runner reads commands here (a pipe from the referee).
+inline constexpr int kCommandFd = 3;
+/// The runner answers here (a pipe to the referee).
+inline constexpr int kReplyFd = 4;
+/// A socket on which the referee sends, before an "open" that has host buffers, one message carrying their
+/// descriptors, in buffer order.
+inline constexpr int kDescriptorFd = 5;
+/// The most buffers in host memory one problem may have (their descriptors travel in one message).
+inline constexpr std::size_t kMaxSharedBuffers = 16;
+
+/// `bytes` as lowercase hex digits (a CUDA IPC handle in a JSON string).
+std::string hex(std::string_view bytes);
+/// The bytes that hex() spelled; throws std::invalid_argument on anything else.
+std::string unhex(std::string_view text);
+
+/// Sends `fds` over `socket` in one message (SCM_RIGHTS). False if the other side is gone.
+bool send_descriptors(int socket, const std::vector<int>& fds);
+/// The `count` descriptors of the next message on `socket`, in order (closed-on-exec). Throws std::runtime_error when
+/// they did not arrive as one message of `count`.
+std::vector<int> receive_descriptors(int socket, std::size_t count);
+
+/// True for a variable through which a CUDA tool (ncu, nsys, compute-sanitizer) follows a process (LD_PRELOAD aside):
+/// a runner keeps those from the referee's environment, or it crashes half-injected.
+bool is_tool_variable(std::string_view name);
+/// True when a CUDA tool that follows this process's kernels is attached: one of the variables only an attached tool
+/// sets is in `envp` (a NULL-terminated environment; nullptr: this process's). Not NV_ alone, which NVIDIA's CUDA
+/// container images set for their own use (NV_CUDA_LIB_VERSION, ...).
+bool cuda_tool_attached(char** envp = nullptr);
+/// The attached tool is Nsight Compute, which loads its libraries and opens files at a kernel's first profiled launch.
+bool nsight_compute_attached(char** envp = nullptr);
+/// The value of variable `name` in `envp` (a NULL-terminated environment), or nullptr. For code that runs before
+/// main(), where the C library's `environ` and getenv() may not be set up yet.
+const char* variable_in(char** envp, std::string_view name);
+
+}  // namespace harness::protocol

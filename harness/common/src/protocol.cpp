@@ -1,0 +1,128 @@
+// What the referee and a runner share of their protocol (protocol.hpp).
+#include <harness/protocol.hpp>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <iterator>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace harness::protocol {
+namespace {
+
+/// The variables through which a CUDA tool (ncu, nsys, compute-sanitizer) follows a process.
+constexpr const char* kToolPrefixes[] = {"CUDA_INJECTION", "NVTX_INJECTION", "NV_", "NCU_", "NSYS_",
+                                         "COMPUTE_SANITIZER", "CUDA_MEMCHECK", "NVIDIA_PROCESS_INJECTION"};
+/// Those of them only an attached tool sets.
+constexpr const char* kAttachedToolPrefixes[] = {"CUDA_INJECTION", "COMPUTE_SANITIZER", "NV_COMPUTE_PROFILER", "NCU_",
+                                                 "NSYS_"};
+
+template <std::size_t N>
+bool starts_with_any(std::string_view text, const char* const (&prefixes)[N]) {
+  return std::any_of(std::begin(prefixes), std::end(prefixes),
+                     [&](const char* prefix) { return text.starts_with(prefix); });
+}
+
+int digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  throw std::invalid_argument("not a hex digit");
+}
+
+}  // namespace
+
+std::string hex(std::string_view bytes) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) out += {digits[c >> 4], digits[c & 15]};
+  return out;
+}
+
+std::string unhex(std::string_view text) {
+  if (text.size() % 2 != 0) throw std::invalid_argument("odd number of hex digits");
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); i += 2)
+    out.push_back(static_cast<char>(digit(text[i]) * 16 + digit(text[i + 1])));
+  return out;
+}
+
+bool send_descriptors(int socket, const std::vector<int>& fds) {
+  if (fds.size() > kMaxSharedBuffers) throw std::logic_error("a problem with more host buffers than a runner takes");
+  char byte = 'F';
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxSharedBuffers)] = {};
+  msghdr message{};
+  message.msg_iov = &iov;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+  std::memcpy(CMSG_DATA(header), fds.data(), sizeof(int) * fds.size());
+  ssize_t n;
+  do n = ::sendmsg(socket, &message, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  return n == 1;
+}
+
+std::vector<int> receive_descriptors(int socket, std::size_t count) {
+  if (count > kMaxSharedBuffers) throw std::invalid_argument("too many host buffers");
+  char byte = 0;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxSharedBuffers)] = {};
+  msghdr message{};
+  message.msg_iov = &iov;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  ssize_t n;
+  do n = ::recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
+  std::vector<int> fds;
+  for (cmsghdr* h = CMSG_FIRSTHDR(&message); n == 1 && h; h = CMSG_NXTHDR(&message, h))
+    if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
+      const std::size_t k = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+      const std::size_t at = fds.size();
+      fds.resize(at + k);
+      std::memcpy(fds.data() + at, CMSG_DATA(h), k * sizeof(int));
+    }
+  if (fds.size() != count) {
+    for (int fd : fds) ::close(fd);
+    throw std::runtime_error("the referee's descriptors of host buffers did not arrive");
+  }
+  return fds;
+}
+
+bool is_tool_variable(std::string_view name) { return starts_with_any(name, kToolPrefixes); }
+
+bool cuda_tool_attached(char** envp) {
+  for (char** e = envp ? envp : environ; e && *e; ++e)
+    if (starts_with_any(*e, kAttachedToolPrefixes)) return true;
+  return false;
+}
+
+bool nsight_compute_attached(char** envp) {
+  for (char** e = envp ? envp : environ; e && *e; ++e) {
+    const std::string_view entry = *e;
+    if (entry.starts_with("NV_COMPUTE_PROFILER") || entry.starts_with("NCU_")) return true;
+    if (entry.starts_with("CUDA_INJECTION64_PATH=") && entry.find("nsight-compute") != std::string_view::npos)
+      return true;
+  }
+  return false;
+}
+
+const char* variable_in(char** envp, std::string_view name) {
+  for (char** e = envp ? envp : environ; e && *e; ++e)
+    if (std::string_view entry(*e); entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
+      return *e + name.size() + 1;
+  return nullptr;
+}
+
+}  // namespace harness::protocol

@@ -1,0 +1,348 @@
+// `labN check`: every (shape, seed) case of the selected exercises as one Catch2 test case with a generator, so the
+// console shows Catch2's usual report with CAPTURE'd shape and seed, and each case is also appended, flushed, to a
+// JSON-lines file the grader reads (it survives the process dying half-way).
+#include "commands.hpp"
+
+#include <harness/cuda_check.hpp>
+#include <harness/exit_codes.hpp>
+#include <harness/mismatch_hint.hpp>
+#include <harness/problem.hpp>
+#include <harness/protocol.hpp>
+#include <harness/report_budget.hpp>
+#include <harness/runner.hpp>
+
+#include <catch2/catch_session.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/generators/catch_generators_range.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <future>
+#include <iostream>
+#include <map>
+#include <set>
+
+namespace harness::lab_cli {
+namespace {
+
+struct Case {
+  const ExerciseSpec* spec;
+  Shape shape;
+  std::uint64_t seed;
+};
+
+struct Outcome {
+  bool ok = false;
+  std::string message;
+  MismatchHint hint;      // what the pattern of wrong elements suggests (mismatch_hint.hpp)
+  std::string hint_line;  // "hint: ... (see labs/NN_name/README.md#hints)", empty without a specific hint
+};
+
+// Every output of `problem` that has a reference for each element, copied to the host after a run (float and int32
+// outputs; sampled ones are left out: the classifier needs every element's reference).
+struct HostOutputs {
+  std::vector<std::pair<const Output<float>*, std::vector<float>>> floats;
+  std::vector<std::pair<const Output<std::int32_t>*, std::vector<std::int32_t>>> ints;
+};
+
+template <class T>
+void download_output(const Buffer* b, std::vector<std::pair<const Output<T>*, std::vector<T>>>& into) {
+  const auto* out = dynamic_cast<const Output<T>*>(b);
+  if (!out || out->sampled_check()) return;
+  std::vector<T> host(out->size());
+  // Default: the output is device memory or shared host memory (harness::Memory).
+  CUDA_CHECK(cudaMemcpy(host.data(), out->data(), host.size() * sizeof(T), cudaMemcpyDefault));
+  into.emplace_back(out, std::move(host));
+}
+
+HostOutputs download_outputs(const Problem& problem) {
+  CUDA_CHECK(cudaDeviceSynchronize());
+  HostOutputs h;
+  for (const Buffer* b : problem.buffers()) {
+    download_output(b, h.floats);
+    download_output(b, h.ints);
+  }
+  return h;
+}
+
+// The first specific hint over the outputs: a difference between the two runs first (a race explains any pattern),
+// then the pattern of the first run's wrong elements.
+template <class T>
+MismatchHint classify_outputs(const std::vector<std::pair<const Output<T>*, std::vector<T>>>& first,
+                              const std::vector<std::pair<const Output<T>*, std::vector<T>>>& second,
+                              const Shape& shape) {
+  for (std::size_t k = 0; k < first.size() && k < second.size(); ++k) {
+    const auto& [out, a] = first[k];
+    const auto hint = classify_reruns(a.data(), second[k].second.data(), out->reference().data(), a.size(),
+                                      out->tolerance());
+    if (hint.specific()) return hint;
+  }
+  for (const auto& [out, a] : first) {
+    const auto hint = classify_mismatch(a.data(), out->reference().data(), a.size(), out->tolerance(), shape.dims);
+    if (hint.specific()) return hint;
+  }
+  return {};
+}
+
+/// The state of one `check` run, shared with the test case below (Catch2 test cases take no arguments).
+struct CheckRun {
+  std::string impl;
+  std::unique_ptr<Runner> runner;  // made again after a runner dies, so one crash costs one case
+  std::unique_ptr<Runner> reference;  // for outputs whose CPU reference is sampled (below)
+  std::vector<Case> cases;
+  std::ofstream results;
+  std::map<std::string, std::size_t> failures;  // by exercise
+  std::map<std::string, std::vector<ShapeOutcome>> outcomes;  // by exercise, for classify_shapes
+  std::set<std::pair<std::string, MismatchKind>> hints_shown;  // each kind of hint printed once per exercise
+  bool expect_reject = false;
+
+  // The next case's Problem, made and generated on a second thread while this case runs: its CPU reference and host
+  // inputs are CPU work that used to leave the GPU and the runner idle (lab 07's check spent most of its 25 s there).
+  // Not under a CUDA tool (ncu, compute-sanitizer), which serializes kernels across processes: one case at a time.
+  std::future<std::unique_ptr<Problem>> next;
+  std::size_t next_index = 0;
+  bool prefetch = !protocol::cuda_tool_attached();
+  ReportBudget budget;  // the messages' share of the results file, which the grader reads up to 64 KiB
+
+  static std::unique_ptr<Problem> prepare(const Case& c) {
+    auto problem = c.spec->make(c.shape);
+    problem->generate(c.seed);
+    return problem;
+  }
+  // Case `index`'s Problem, generated; starts on the one after it. What generate() threw comes out here, in the case
+  // it belongs to.
+  std::unique_ptr<Problem> take(std::size_t index) {
+    std::future<std::unique_ptr<Problem>> made = std::move(next);
+    const bool prefetched = made.valid() && next_index == index;
+    if (made.valid() && !prefetched) made.wait();  // a case Catch2 skipped: let its thread finish, drop its Problem
+    if (prefetch && index + 1 < cases.size()) {
+      next_index = index + 1;
+      next = std::async(std::launch::async, prepare, cases[index + 1]);
+    }
+    return prefetched ? made.get() : prepare(cases[index]);
+  }
+
+  void record(const Case& c, Outcome& o) {
+    if (!o.ok) ++failures[c.spec->name];
+    auto& seen = outcomes[c.spec->name];
+    seen.push_back({c.shape.dims, o.ok});
+    if (!o.ok && !o.hint.specific()) o.hint = classify_shapes(seen);
+    o.hint_line = o.ok ? "" : hint_line(o.hint, lab().id);
+    if (!results.is_open()) return;
+    auto line = nlohmann::json{{"exercise", c.spec->name}, {"shape", c.shape.str()}, {"seed", c.seed},
+                               {"ok", o.ok}, {"message", budget.take(o.message)}};
+    if (!o.hint_line.empty()) line["hint"] = budget.take(o.hint_line);
+    // Flushed: the grader must see every finished case even if the next one kills us.
+    results << line.dump() << std::endl;
+  }
+
+  // After a failed run: the outputs as they are, then a second run on the same inputs, so that the hint can tell a
+  // race (the two differ where they are wrong) from a deterministic bug and classify the pattern of the first.
+  MismatchHint rerun_for_hint(const Case& c, Problem& problem, Stream& stream) {
+    const HostOutputs first = download_outputs(problem);
+    if (first.floats.empty() && first.ints.empty()) return {};
+    problem.poison(stream.get());
+    stream.synchronize();
+    runner->open(c.spec->name, problem);
+    runner->run();
+    runner->close();
+    const HostOutputs second = download_outputs(problem);
+    if (auto h = classify_outputs(first.floats, second.floats, c.shape); h.specific()) return h;
+    return classify_outputs(first.ints, second.ints, c.shape);
+  }
+
+  Outcome execute(std::size_t index) {
+    const Case& c = cases[index];
+    Outcome o;
+    try {
+      if (!runner) runner = make_runner(impl);  // started first: its CUDA context comes up while the inputs are made
+      auto problem = take(index);
+      Stream stream;
+      problem->poison(stream.get());
+      stream.synchronize();
+      // Where the CPU reference covers only sampled positions (large shapes of costly references), every element is
+      // also compared with the reference implementation's output on the same inputs, on the GPU: a wrong element
+      // between the samples cannot pass.
+      const bool full = problem->sampled_check() && problem->checks_on_device();
+      if (full) {
+        if (!reference) reference = make_runner("reference");
+        reference->open(c.spec->name, *problem);
+        reference->run();
+        reference->close();
+        problem->save_outputs(1);
+        problem->poison(stream.get());
+        stream.synchronize();
+      }
+      runner->open(c.spec->name, *problem);
+      runner->run();
+      runner->close();
+      Verdict v = problem->verify(true);
+      if (full) {
+        problem->save_outputs(0);
+        if (const Verdict all = problem->compare_saved(0, 1); !all.ok)
+          v = {false, v.message + (v.message.empty() ? "" : "\n") + all.message};
+      }
+      o.ok = v.ok;
+      o.message = v.message;
+      if (!v.ok) {
+        try {
+          o.hint = rerun_for_hint(c, *problem, stream);
+        } catch (const RunnerFailure& e) {  // the verdict stands; the hint is lost with the second run
+          if (e.fatal()) runner.reset();
+        }
+      }
+    } catch (const RunnerFailure& e) {
+      o.ok = false;
+      o.message = e.what();
+      if (e.fatal()) runner.reset();
+    } catch (const CudaError& e) {
+      o.ok = false;
+      o.message = e.what();
+      if (e.sticky()) {
+        // The context is lost: no later case can run. Record this one, then end the process with a code that says
+        // so; the grader counts the cases that never ran as failed.
+        record(c, o);
+        std::cerr << "CUDA error left the device unusable; remaining cases not run:\n" << e.what() << "\n";
+        std::fflush(nullptr);
+        std::_Exit(expect_reject ? exit_code::kOk : exit_code::kCudaError);
+      }
+    } catch (const std::exception& e) {
+      o.ok = false;
+      o.message = std::string("exception: ") + e.what();
+    }
+    record(c, o);
+    return o;
+  }
+};
+
+CheckRun* active = nullptr;
+
+// `check --small`: up to kSmallShapes of the test shapes of at most kSmallElements elements (the product of the
+// extents), spread over the exercise's list, which runs from the edge sizes up, so that partial warps, blocks and
+// tiles stay in. Under compute-sanitizer a kernel runs 10-100x slower and every runner start costs seconds.
+std::vector<Shape> small_shapes(const std::vector<Shape>& shapes) {
+  constexpr std::int64_t kSmallElements = 1 << 16;
+  constexpr std::size_t kSmallShapes = 8;
+  const auto elements = [](const Shape& s) {
+    std::int64_t n = 1;
+    for (auto d : s.dims) n *= d;
+    return n;
+  };
+  std::vector<Shape> fit;
+  for (const auto& s : shapes)
+    if (elements(s) <= kSmallElements) fit.push_back(s);
+  if (fit.empty() && !shapes.empty())
+    fit.push_back(*std::min_element(shapes.begin(), shapes.end(),
+                                    [&](const Shape& a, const Shape& b) { return elements(a) < elements(b); }));
+  if (fit.size() <= kSmallShapes) return fit;
+  std::vector<Shape> picked;
+  for (std::size_t k = 0; k < kSmallShapes; ++k) picked.push_back(fit[k * (fit.size() - 1) / (kSmallShapes - 1)]);
+  return picked;
+}
+
+}  // namespace
+
+int check(const CheckRequest& request, const char* argv0) {
+  const auto names = runner_names();
+  const bool mutant = request.impl.rfind(kMutantPrefix, 0) == 0;  // make_runner() knows them; `list` does not
+  if (!mutant && std::find(names.begin(), names.end(), request.impl) == names.end()) {
+    std::cerr << "unknown implementation '" << request.impl << "' (see `list`)\n";
+    return exit_code::kBadSpec;
+  }
+  const auto launchers = runner_exercises(request.impl);
+  const auto has = [&](const std::string& exercise) {
+    return std::find(launchers.begin(), launchers.end(), exercise) != launchers.end();
+  };
+  std::vector<const ExerciseSpec*> specs;
+  if (!request.exercise.empty()) {
+    const ExerciseSpec* spec = lab().find(request.exercise);
+    if (!spec) {
+      std::cerr << "unknown exercise '" << request.exercise << "' (see `list`)\n";
+      return exit_code::kBadSpec;
+    }
+    if (!has(spec->name)) {
+      std::cerr << "implementation '" << request.impl << "' has no launcher for exercise '" << spec->name << "'\n";
+      return exit_code::kBadSpec;
+    }
+    specs.push_back(spec);
+  } else {
+    for (const auto& e : lab().exercises)
+      if (has(e.name)) specs.push_back(&e);
+    if (specs.empty()) {
+      std::cerr << "implementation '" << request.impl << "' has no launcher for any exercise\n";
+      return exit_code::kBadSpec;
+    }
+  }
+  if (request.seeds.empty()) {
+    std::cerr << "--seeds needs at least one seed\n";
+    return exit_code::kUsage;
+  }
+  if (int rc = require_device()) return rc;
+
+  CheckRun run;
+  run.impl = request.impl;
+  run.expect_reject = request.expect_reject;
+  if (!request.results.empty()) {
+    run.results.open(request.results, std::ios::trunc);
+    if (!run.results) {
+      std::cerr << "cannot write " << request.results << "\n";
+      return exit_code::kUsage;
+    }
+  }
+  for (const auto* spec : specs) {
+    const std::size_t before = run.cases.size();
+    for (const auto& shape : request.small ? small_shapes(spec->test_shapes) : spec->test_shapes)
+      for (auto seed : request.seeds) run.cases.push_back({spec, shape, seed});
+    if (run.results.is_open())
+      run.results << nlohmann::json{{"plan", {{"exercise", spec->name}, {"impl", request.impl},
+                                              {"cases", run.cases.size() - before}}}}.dump()
+                  << std::endl;
+  }
+
+  active = &run;
+  Catch::Session session;
+  std::vector<const char*> args{argv0};
+  for (const auto& a : request.catch_args) args.push_back(a.c_str());
+  if (session.applyCommandLine(static_cast<int>(args.size()), args.data()) != 0) return exit_code::kUsage;
+  session.run();
+  active = nullptr;
+
+  if (!request.expect_reject) {
+    std::size_t failed = 0;
+    for (const auto& [name, n] : run.failures) failed += n;
+    return failed ? exit_code::kTestFailure : exit_code::kOk;
+  }
+  bool all_rejected = true;
+  for (const auto* spec : specs)
+    if (!run.failures.contains(spec->name)) {
+      std::cerr << "known-wrong implementation '" << request.impl << "' passed every case of '" << spec->name
+                << "': the tests cannot tell it from a right one\n";
+      all_rejected = false;
+    }
+  if (all_rejected) std::cout << "rejected, as it should be: '" << request.impl << "' fails every exercise it has\n";
+  return all_rejected ? exit_code::kOk : exit_code::kTestFailure;
+}
+
+}  // namespace harness::lab_cli
+
+TEST_CASE("the implementation matches the CPU reference at every shape and seed", "[correctness]") {
+  using harness::lab_cli::active;
+  REQUIRE(active != nullptr);
+  const auto index = GENERATE(Catch::Generators::range(std::size_t{0}, active->cases.size()));
+  const auto& c = active->cases[index];
+  const std::string exercise = c.spec->name, shape = c.shape.str();
+  const auto seed = c.seed;
+  CAPTURE(exercise, shape, seed);
+  const auto outcome = active->execute(index);
+  // The hint goes with the failure's message, once per kind and exercise: the same hint on every case is noise.
+  const bool new_hint = !outcome.hint_line.empty() && active->hints_shown.insert({exercise, outcome.hint.kind}).second;
+  INFO(outcome.message + (new_hint ? "\n" + outcome.hint_line : std::string()));
+  if (active->expect_reject) {
+    SUCCEED("known-wrong fixture: failures are expected");
+  } else {
+    CHECK(outcome.ok);
+  }
+}

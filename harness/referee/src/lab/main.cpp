@@ -1,0 +1,83 @@
+// main() of every lab binary: parses the command line and maps every way of failing onto a documented exit code.
+#include "commands.hpp"
+
+#include <harness/cuda_check.hpp>
+#include <harness/exit_codes.hpp>
+#include <harness/launcher.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <sys/prctl.h>
+
+#include <csignal>
+
+#include <cstdio>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  using namespace harness;
+  // The referee holds the inputs, the references and the results pipe, and its runners run student code as the same
+  // user: a process that is not dumpable cannot be traced, nor its memory or file descriptors opened through /proc, by
+  // another process of that user (docs/threat-model.md).
+  ::prctl(PR_SET_DUMPABLE, 0);
+  // A runner that is gone (it could not start, or crashed) makes a write to its command pipe fail with EPIPE, which
+  // the referee reports as that runner's failure, instead of ending the referee with SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
+  CLI::App app{"One lab of the CUDA performance course: correctness checks and timings of its exercises.\n"
+               "The grader (./grade) drives this binary; see docs/protocol.md."};
+  app.require_subcommand(1);
+  app.add_subcommand("info", "print the GPU as JSON (exit 111 if there is none)");
+  app.add_subcommand("list", "print the exercises and implementations as JSON");
+
+  lab_cli::CheckRequest check;
+  auto* check_cmd = app.add_subcommand("check", "run the correctness cases through Catch2 (extra options go to Catch2)");
+  check_cmd->add_option("--impl", check.impl, "implementation to check")->capture_default_str();
+  check_cmd->add_option("--exercise", check.exercise, "only this exercise (default: all it implements)");
+  check_cmd->add_option("--seeds", check.seeds, "seeds, e.g. --seeds 1,2,3")->delimiter(',')->capture_default_str();
+  check_cmd->add_option("--results", check.results, "write one JSON line per case to this file");
+  check_cmd->add_flag("--expect-reject", check.expect_reject,
+                      "known-wrong fixture: succeed only if every exercise has a failing case");
+  check_cmd->add_flag("--small", check.small,
+                      "only a few small test shapes (for `grade --sanitize`: compute-sanitizer slows kernels 10-100x)");
+  check_cmd->allow_extras();
+
+  lab_cli::TimeRequest time;
+  auto* time_cmd = app.add_subcommand("time", "time an implementation against reference, baseline and ceiling");
+  time_cmd->add_option("--impl", time.impl, "implementation in the student slot")->capture_default_str();
+  time_cmd->add_option("--exercise", time.exercise, "exercise to time")->required();
+  time_cmd->add_option("--results", time.results, "write the JSON result to this file (default: stdout)");
+  time_cmd->add_option("--max-seconds", time.max_seconds, "stop sampling after this long")->capture_default_str();
+  time_cmd->add_option("--shape", time.shape, "time at this shape instead (N or RxC)");
+  time_cmd->add_option("--seed", time.seed, "seed of the timed inputs")->capture_default_str();
+  time_cmd->add_flag("--student-only", time.student_only,
+                     "time the implementation alone, for the report (an exercise worth no performance points)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? exit_code::kOk : exit_code::kUsage;
+  }
+
+  try {
+    if (app.got_subcommand("info")) return lab_cli::info();
+    if (app.got_subcommand("list")) return lab_cli::list();
+    if (app.got_subcommand("check")) {
+      check.catch_args = check_cmd->remaining();
+      return lab_cli::check(check, argv[0]);
+    }
+    return lab_cli::time(time);
+  } catch (const MissingLauncher& e) {
+    std::cerr << e.what() << "\n";
+    return exit_code::kBadSpec;
+  } catch (const CudaError& e) {
+    std::cerr << e.what() << "\n";
+    return exit_code::kCudaError;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << e.what() << "\n";
+    return exit_code::kUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return exit_code::kInternal;
+  }
+}

@@ -1,0 +1,360 @@
+// `labN time`: student, reference and baseline, each in its own runner process (runner.hpp), timed interleaved with the
+// ceiling and the peers (course code, run here) at the exercise's timed shape.
+//
+// What a submission cannot get away with here:
+// - caching, skipping work, returning early, or leaving work on a stream of its own: every round of timed runs gets
+//   new inputs made on the GPU, every timed run starts from poisoned outputs, and its output is compared on the GPU
+//   with the reference's output of the same round (the runner answers only once the device is idle);
+// - forging its event times: each sample counts as at least the referee's own clock around the command, less the
+//   overhead the reference's runner pays for the same command (its 90th percentile);
+// - touching the inputs: they are compared with a pristine copy after every timed run;
+// - being faster than the hardware allows: a rate above kImpossible times the ceiling's is refused, never graded;
+// - slowing the others down: every runner is stopped outside its turn (runner.hpp), and before every timed sample the
+//   GPU must be idle (IdleGpu): work a runner left queued is waited out, and still running after kIdleLimitS it is
+//   refused.
+#include "commands.hpp"
+
+#include <harness/cuda_check.hpp>
+#include <harness/exit_codes.hpp>
+#include <harness/measures.hpp>
+#include <harness/problem.hpp>
+#include <harness/runner.hpp>
+#include <harness/timing.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+
+namespace harness::lab_cli {
+namespace {
+
+constexpr double kImpossible = 1.25;  // the references reach at most ~1.03x their ceiling (results/h200.json)
+// How long the GPU may stay busy before a timed sample: far longer than any fair contender's leftover (none: a runner
+// answers once its device is idle, and is stopped), far shorter than a time limit.
+constexpr double kIdleLimitS = 2.0;
+
+int write(const nlohmann::json& j, const std::string& path, int rc) {
+  if (path.empty()) {
+    std::cout << j.dump(1) << "\n";
+  } else {
+    std::ofstream f(path, std::ios::trunc);
+    f << j.dump(1) << "\n";
+    if (!f) {
+      std::cerr << "cannot write " << path << "\n";
+      return exit_code::kUsage;
+    }
+  }
+  return rc;
+}
+
+/// A runner's samples as both clocks saw them.
+struct Clocks {
+  std::vector<double> event, wall;
+};
+
+}  // namespace
+
+int time(const TimeRequest& request) {
+  const ExerciseSpec* spec = lab().find(request.exercise);
+  if (!spec) {
+    std::cerr << "unknown exercise '" << request.exercise << "' (see `list`)\n";
+    return exit_code::kBadSpec;
+  }
+  const std::vector<std::string> roles = request.student_only ? std::vector<std::string>{"student"}
+                                                               : std::vector<std::string>{"student", "reference",
+                                                                                          "baseline"};
+  const std::map<std::string, std::string> impl_of = {
+      {"student", request.impl}, {"reference", "reference"}, {"baseline", "baseline"}};
+  for (const auto& role : roles) {
+    const auto exercises = runner_exercises(impl_of.at(role));
+    if (std::find(exercises.begin(), exercises.end(), spec->name) == exercises.end())
+      throw MissingLauncher("implementation '" + impl_of.at(role) + "' has no launcher for exercise '" + spec->name +
+                            "'");
+  }
+  const Shape shape = request.shape.empty() ? spec->timed_shape : Shape::parse(request.shape);
+  if (int rc = require_device()) return rc;
+  // Every runner is started first, and all before any is opened: their CUDA contexts come up (runner/main.cpp) in
+  // parallel with each other and with this process's own setup and generate(), instead of after them.
+  std::map<std::string, std::unique_ptr<Runner>> runners;
+  for (const auto& role : roles) runners[role] = make_runner(impl_of.at(role));
+  struct EndTogether {  // however time() returns: the runners end at once, then their destructors reap them
+    std::map<std::string, std::unique_ptr<Runner>>& runners;
+    ~EndTogether() { end_together(runners); }
+  } end_runners{runners};
+
+  // Where a time run spends its seconds (the JSON's "phases_s"): what fast grading has to cut.
+  const auto began = std::chrono::steady_clock::now();
+  auto last = began;
+  nlohmann::json phases = nlohmann::json::object();
+  const auto phase_done = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    phases[name] = std::chrono::duration<double>(now - last).count();
+    last = now;
+  };
+  CUDA_CHECK(cudaFree(nullptr));  // the CUDA context, made here and timed on its own
+  phase_done("context");
+  const DeviceInfo device = device_info();
+  Stream stream;
+  auto problem = spec->make(shape);
+  phase_done("setup");
+  // The lab's generate(): its host work (inputs, CPU reference) and, within it, the inputs' trip to the GPU.
+  const double device_before = input_device_seconds();
+  problem->generate(request.seed);
+  phases["generate_device"] = input_device_seconds() - device_before;
+  phase_done("generate");
+  const Work work = problem->work();
+  const bool memory = spec->bound == Bound::memory;
+
+  nlohmann::json out = {{"exercise", spec->name},
+                        {"impl", request.impl},
+                        {"shape", shape.str()},
+                        {"seed", request.seed},
+                        {"work", {{"bytes", work.bytes}, {"flops", work.flops}}},
+                        {"unit", memory ? "GB/s" : "GFLOP/s"},
+                        {"correct", true},
+                        {"message", ""},
+                        {"runners", nlohmann::json::object()}};
+  const auto wrong = [&](const std::string& message) {
+    out["correct"] = false;
+    out["message"] = message;
+    return write(out, request.results, exit_code::kTestFailure);
+  };
+
+  for (const auto& role : roles) {
+    try {
+      runners[role]->open(spec->name, *problem);
+    } catch (const RunnerFailure& e) {  // the student's runner died before its first run (a static initializer?)
+      if (role != "student") throw std::logic_error("the " + role + "'s runner failed: " + e.what());
+      return wrong(std::string("the submission's runner failed before its first run: ") + e.what());
+    }
+  }
+  phase_done("runners");
+  /// One run of `role` on freshly poisoned outputs, checked (on the GPU where the problem allows); the runner's times,
+  /// or a failure message. Problems checked only on the host (lab 07's host arrays) are checked in full before and
+  /// after the timing, and each timed run at random positions (verify_sample).
+  const auto checked_run = [&](const std::string& role, std::string& failure, bool check = true) -> RunnerSample {
+    problem->poison(stream.get());
+    stream.synchronize();
+    try {
+      const RunnerSample s = runners.at(role)->run();
+      if (check) {
+        const Verdict v = problem->checks_on_device() ? problem->verify_on_device() : problem->verify(true);
+        if (!v.ok) failure = v.message;
+      }
+      return s;
+    } catch (const RunnerFailure& e) {
+      failure = e.what();
+      return {};
+    }
+  };
+
+  // The course's own implementations must be right at the timed shape, or no grade based on them means anything.
+  for (const auto& role : roles) {
+    if (role == "student") continue;
+    std::string failure;
+    checked_run(role, failure);
+    if (!failure.empty())
+      throw std::logic_error("the " + role + " is wrong at shape " + shape.str() + ": " + failure);
+  }
+  if (std::string failure; checked_run("student", failure), !failure.empty())
+    return wrong("wrong at the timed shape " + shape.str() + ": " + failure);
+  phase_done("first_checks");
+
+  // Timing. Where the problem allows (refreshable()), every round gets new inputs, made on the GPU from a salt this
+  // process draws, and each runner's output is kept and compared, after the round, with the reference's output of
+  // the same round: no answer can be cached, skipped or detected. Otherwise every timed output is checked against the
+  // CPU reference: in full on the GPU, or, for outputs in host memory, at random positions drawn after the run. A wrong
+  // timed output stops the timing and fails the exercise.
+  // Without the reference's runner there is nothing to compare fresh inputs' outputs with: the CPU reference checks
+  // every timed output instead (a time for the report only, so caching could win nothing).
+  const bool fresh = problem->refreshable() && !request.student_only;
+  std::mt19937_64 salts(std::random_device{}());
+  const std::map<std::string, std::size_t> slot = {{"student", 0}, {"reference", 1}, {"baseline", 2}};
+  L2Flusher flusher(device.l2_bytes);
+  std::map<std::string, Clocks> clocks;
+  struct TimedWrong : std::runtime_error {
+    TimedWrong(std::string who, const std::string& what) : std::runtime_error(what), role(std::move(who)) {}
+    std::string role;
+  };
+  const auto timed_wrong = [&](const std::string& role, const std::string& failure) {
+    return TimedWrong(role, role + "'s output of timed run " + std::to_string(clocks[role].event.size() + 1) +
+                                " is wrong: " + failure);
+  };
+  std::set<std::string> ran;  // the runners that ran in this round: a capped baseline sits rounds out
+  // The baseline anchors where points start, and a grade moves little with it (df = (1 - f) dln(t_b) / ln(t_b /
+  // full)), while its runs are the slowest: three samples (a median), then it sits out (with five, warp_atomic's
+  // timing phase, around a 471 ms baseline, took 2.81 s of its 4.9 s time run on an H200). Each runner ran once at this shape in the
+  // first checks above: no warm-up run.
+  constexpr std::size_t kBaselineSamples = 3;
+  std::vector<Contender> contenders;
+  for (const auto& role : roles)
+    contenders.push_back({role, [&, role] {
+                            ran.insert(role);
+                            flusher.flush(stream.get());
+                            std::string failure;
+                            const RunnerSample s = checked_run(role, failure, !fresh && problem->checks_on_device());
+                            if (fresh && failure.empty()) {
+                              if (const Verdict v = problem->verify_unchanged(); !v.ok) failure = v.message;
+                              problem->save_outputs(slot.at(role));
+                            }
+                            // Checked on the host (lab 07's pipelines): random positions drawn after the run, so a
+                            // run that skips part of the work while its inputs stay the same cannot pass.
+                            if (!problem->checks_on_device() && failure.empty())
+                              if (const Verdict v = problem->verify_sample(salts()); !v.ok) failure = v.message;
+                            if (!failure.empty()) throw timed_wrong(role, failure);
+                            clocks[role].event.push_back(s.event_ms);
+                            clocks[role].wall.push_back(s.wall_ms);
+                            return s.event_ms;
+                          },
+                          role == "baseline" ? kBaselineSamples : 0, true});
+  const Measures& measures = measures_of(spec->name);
+  auto ceiling = measures.ceiling ? measures.ceiling(shape) : copy_ceiling(work.bytes);
+  contenders.push_back({"ceiling", stream_sample([&](cudaStream_t s) { ceiling->run(s); }, stream.get(), flusher)});
+  // Peers are reported, never graded: three samples (a median), like the baseline, and their noise (lab 07's copies
+  // alone) no longer holds up the rounds of the runners that are graded.
+  for (const Peer& peer : measures.peers)
+    contenders.push_back({peer.name,
+                          stream_sample([&](cudaStream_t s) { peer.run(*problem, s); }, stream.get(), flusher),
+                          kBaselineSamples});
+  // Every sample starts on an idle GPU (IdleGpu): what the contender before it left running is waited out, outside
+  // every timed interval, and a runner whose work is still running kIdleLimitS after its turn is refused. The waits
+  // are reported, by the contender that ran before them.
+  IdleGpu idle(stream.get());
+  std::string previous = "student";  // the contender that ran last: the student's first check, just above
+  nlohmann::json idle_waits = nlohmann::json::object();
+  for (Contender& c : contenders)
+    c.sample = [&, name = c.name, sample = std::move(c.sample)] {
+      const double waited = idle.wait(kIdleLimitS);
+      if (waited != 0.0) {
+        auto& w = idle_waits[previous];
+        w["count"] = w.value("count", 0) + 1;
+        w["ms"] = w.value("ms", 0.0) + (waited < 0 ? 1000.0 * kIdleLimitS : waited);
+      }
+      if (waited < 0 && previous == "student")
+        throw timed_wrong("student", "the GPU was still busy " + std::to_string(static_cast<int>(kIdleLimitS)) +
+                                         " s after its runner had answered and been stopped: work left running "
+                                         "outside its turn slows whoever is timed next (refused)");
+      previous = name;
+      return sample();
+    };
+  const auto new_inputs = [&] {
+    problem->refresh_inputs(salts());
+    ran.clear();
+  };
+  const auto compare_round = [&] {
+    if (!ran.contains("reference")) return;  // a warm-up round: the runners sat it out
+    for (const std::string role : {"baseline", "student"})
+      if (ran.contains(role))
+        if (const Verdict v = problem->compare_saved(slot.at(role), slot.at("reference")); !v.ok)
+          throw timed_wrong(role, v.message);
+  };
+  TimingOptions options;
+  options.max_seconds = request.max_seconds;
+  // Timed alone, an exercise earns no points by its time (grader: timed_alone): one sample is its report. It ran once
+  // at this shape already (the first checks); lab 04's atomic stage costs 472 ms a run on an H200.
+  if (request.student_only) options.floor_samples = 1;
+  std::vector<Summary> summaries;
+  try {
+    summaries = fresh ? time_interleaved(contenders, options, new_inputs, compare_round)
+                      : time_interleaved(contenders, options);
+  } catch (const TimedWrong& e) {
+    if (e.role != "student") throw std::logic_error(e.what());  // the course's own implementations disagree
+    return wrong(e.what());
+  }
+  out["fresh_inputs_every_round"] = fresh;
+  out["student_only"] = request.student_only;
+  out["idle_waits"] = idle_waits;
+  phase_done("timing");
+
+  // The warm-up runs are in the clocks too: drop them. Then bound the runners' graded samples by the host clock.
+  for (std::size_t i = 0; i < roles.size(); ++i) {
+    auto& c = clocks[roles[i]];
+    const auto warmups = static_cast<std::ptrdiff_t>(c.event.size() - summaries[i].samples);
+    c.event.erase(c.event.begin(), c.event.begin() + warmups);
+    c.wall.erase(c.wall.begin(), c.wall.begin() + warmups);
+  }
+  const auto gaps_of = [&](const std::string& role) {
+    std::vector<double> gaps;
+    const Clocks& c = clocks[role];
+    for (std::size_t i = 0; i < c.event.size(); ++i) gaps.push_back(c.wall[i] - c.event[i]);
+    return gaps;
+  };
+  // Alone, the student is its own gauge (no bound: its time earns nothing); otherwise the course's two runners.
+  const std::vector<std::string> gauges = request.student_only ? std::vector<std::string>{"student"}
+                                                                : std::vector<std::string>{"reference", "baseline"};
+  std::vector<std::vector<double>> course_gaps;
+  for (const auto& role : gauges) course_gaps.push_back(gaps_of(role));
+  // The course runners' 90th-percentile gap between the host clock and their events (0.2-0.4 ms on an H200): a fair
+  // runner's samples almost never exceed it, so they are graded by their events; a forged event time gains at most
+  // that. (The median gap raised half of every runner's samples by its jitter: the reference graded itself at 1.11x
+  // on 0.36 ms kernels; the reference's gap alone graded a fair student at 1.15x: runner_overhead().)
+  const double overhead = runner_overhead(course_gaps);
+  for (std::size_t i = 0; i < roles.size(); ++i)
+    summaries[i] = summarize(clock_bounded(clocks[roles[i]].event, clocks[roles[i]].wall, overhead));
+  out["runner_overhead_ms"] = overhead;
+
+  const double amount = memory ? work.bytes : work.flops;
+  for (std::size_t i = 0; i < contenders.size(); ++i) {
+    const Summary& s = summaries[i];
+    const bool is_ceiling = contenders[i].name == "ceiling";
+    const double per_run = is_ceiling ? ceiling->amount() : amount;
+    nlohmann::json r = {{"median_ms", s.median}, {"min_ms", s.min},         {"max_ms", s.max},
+                        {"noise_pct", s.noise_pct}, {"samples", s.samples}, {"rate", per_run / (s.median * 1e6)}};
+    if (is_ceiling) r["what"] = ceiling->what();
+    if (clocks.contains(contenders[i].name)) {
+      r["event_median_ms"] = median(clocks[contenders[i].name].event);
+      r["host_gap_ms"] = median(gaps_of(contenders[i].name));
+    }
+    out["runners"][contenders[i].name] = r;
+  }
+  const double student_rate = out["runners"]["student"]["rate"].get<double>();
+  const double ceiling_rate = out["runners"]["ceiling"]["rate"].get<double>();
+  out["percent_of_ceiling"] = 100.0 * student_rate / ceiling_rate;
+  if (measures.metrics && !request.student_only) {  // metrics compare the contenders
+    Medians medians;
+    for (std::size_t i = 0; i < contenders.size(); ++i) medians[contenders[i].name] = summaries[i].median;
+    out["metrics"] = measures.metrics(medians);
+  }
+  if (student_rate > kImpossible * ceiling_rate)
+    return wrong("timed at " + std::to_string(static_cast<int>(100.0 * student_rate / ceiling_rate)) +
+                 "% of the ceiling, which no kernel can reach: the time is not graded");
+
+  // Fresh inputs, poisoned outputs, one more run: a kernel that skips work once it has seen its buffers fails here.
+  // Where inputs can be refreshed on the GPU, the student's output is compared with the reference's on the same new
+  // inputs (a second CPU reference at 2^28 elements cost seconds per exercise); otherwise with a new CPU reference.
+  const auto last_failure = [&]() -> std::string {
+    std::string failure;
+    // Timed alone, the time is the report's, not the grade's: a result cached for the timed runs wins nothing, and
+    // the first checks have already compared this runner's output at the timed shape with the CPU reference.
+    if (request.student_only) return failure;
+    if (!fresh) {
+      problem->generate(request.seed ^ 0x9E3779B97F4A7C15ull);
+      checked_run("student", failure);
+      return failure;
+    }
+    problem->refresh_inputs(salts());
+    checked_run("reference", failure, false);
+    if (!failure.empty()) throw std::logic_error("the reference failed on new inputs: " + failure);
+    problem->save_outputs(slot.at("reference"));
+    checked_run("student", failure, false);
+    if (!failure.empty()) return failure;
+    if (const Verdict v = problem->verify_unchanged(); !v.ok) return v.message;
+    problem->save_outputs(slot.at("student"));
+    if (const Verdict v = problem->compare_saved(slot.at("student"), slot.at("reference")); !v.ok) return v.message;
+    return "";
+  }();
+  if (!last_failure.empty())
+    return wrong("right during the timed runs but wrong on new inputs after them (a cached or stale result?): " +
+                 last_failure);
+  if (!request.student_only) phase_done("last_check");
+  out["phases_s"] = phases;
+  return write(out, request.results, exit_code::kOk);
+}
+
+}  // namespace harness::lab_cli
