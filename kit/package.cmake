@@ -21,7 +21,8 @@ foreach(id IN LISTS KIT_LABS)
   file(COPY ${KIT_SOURCE_DIR}/labs/${id} DESTINATION ${stage}/labs PATTERN student.cu EXCLUDE)
 endforeach()
 
-# The references as compiled code, and the CUDA version that compiled them (cmake/StudentKit.cmake checks it).
+# The references as compiled code, the CUDA version that compiled them and the architectures they hold SASS for
+# (cmake/StudentKit.cmake checks both at the kit's configure step; the README tells students the second).
 foreach(entry IN LISTS KIT_OBJECTS)
   string(REGEX MATCH "^([^=]+)=(.+)$" matched "${entry}")
   get_filename_component(parent ${stage}/prebuilt/${CMAKE_MATCH_1} DIRECTORY)
@@ -29,6 +30,8 @@ foreach(entry IN LISTS KIT_OBJECTS)
   file(COPY_FILE ${CMAKE_MATCH_2} ${stage}/prebuilt/${CMAKE_MATCH_1})
 endforeach()
 file(WRITE ${stage}/prebuilt/cuda-version.txt "${KIT_CUDA_VERSION}\n")
+list(JOIN KIT_SASS_ARCHITECTURES " " archs)
+file(WRITE ${stage}/prebuilt/architectures.txt "${archs}\n")
 
 # The kit's README: kit/README.md, each line "<!-- course README: <heading> -->" replaced by that section of the
 # course's README, so the sections the sheets link to (README.md#how-a-grade-is-computed) are there and never stale.

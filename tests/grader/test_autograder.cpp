@@ -25,7 +25,9 @@ const fs::path kCourse = fs::path(COURSE_LABS_DIR).parent_path();
 const fs::path kFakes = fs::path(FAKE_LABS_DIR).parent_path();
 
 // A fake /autograder: source/labs/01_fake (the fake lab's manifest), the course's own autograder/course.env (the
-// shipped settings), an empty submission/ and results/.
+// shipped settings), an empty submission/ and results/. source/ has what run_autograder reads of the real zip
+// (autograder/bundle.cmake: the student kit, its labs/, and autograder/course.env); tests/kit/kit_test.cpp runs
+// it on that zip with the real build.
 struct AutograderRoot {
   TempDir dir;
   AutograderRoot() {

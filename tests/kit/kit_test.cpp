@@ -1,129 +1,71 @@
-// The student kit (cmake/StudentKit.cmake), end to end: `make student-kit` in a fresh build of this tree limited to
-// lab 1 (so only lab 1's reference is compiled for the kit's architectures: seconds, not minutes), the archive
-// unpacked in a fresh folder and searched for solution sources, then built and graded there by the kit README's two
-// commands, read from that README and run as typed in one shell, the way tests/readme/front_door_test.cpp runs the
-// course's README (`--preset dev` becomes `--preset ci` where no GPU is visible, for CI's explicit architectures).
-#include <grader/process.hpp>
+// The student kit (cmake/StudentKit.cmake) and the Gradescope zip made of it (autograder/bundle.cmake), end to end:
+// `make student-kit autograder-bundle` in a fresh build of this tree limited to lab 1 (so only lab 1's reference is
+// compiled for the kit's architectures: seconds, not minutes), the archive unpacked in a fresh folder and searched for
+// solution sources, then built and graded there by the kit README's two commands, read from that README and run as
+// typed in one shell, the way tests/readme/front_door_test.cpp runs the course's README (`--preset dev` becomes
+// `--preset ci` where no GPU is visible, for CI's explicit architectures). Then the zip, which must be that kit plus
+// setup.sh, run_autograder and autograder/course.env: with those three in the kit's tree, setup.sh and run_autograder
+// grade a submitted lab1.cu there as Gradescope would, reusing the README's build (a second build from scratch
+// would cost minutes on CI's 2 cores).
+#include "kit_support.hpp"
 
 #include "../readme/readme_commands.hpp"
 
 #include <catch2/catch_test_macros.hpp>
+#include <nlohmann/json.hpp>
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
-namespace {
+using namespace kit_test;
 
-namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-
-
-grader::ProcessResult run(std::vector<std::string> argv, double timeout_s) {
-  grader::ProcessOptions p;
-  p.argv = std::move(argv);
-  p.timeout_s = timeout_s;
-  p.capture_limit = 1 << 20;
-  // The configure steps find the dependencies where this build found them (the GPU machine keeps CLI11 in .deps).
-  p.env = {{"CMAKE_PREFIX_PATH", COURSE_PREFIX_PATH}, {"COURSE_REQUIRE_GPU", "0"}};
-  return grader::run_process(p);
-}
-
-std::string tail(const std::string& text) { return text.substr(text.size() > 4000 ? text.size() - 4000 : 0); }
-
-/// Every file of the course's folders the kit draws on (labs, harness, grader, build, docs), students' copies left out.
-std::string shipped_text(const fs::path& source) {
-  std::string text;
-  for (const char* folder : {"labs", "harness", "grader", "cmake", "docs"})
-    for (const auto& entry : fs::recursive_directory_iterator(source / folder))
-      if (entry.is_regular_file() && entry.path().filename() != "student.cu") text += read_file(entry.path());
-  return text;
-}
-
-/// Lines of a solution that no file the kit draws on has (stubs, sheets, the harness's idioms): if one is in the kit,
-/// the solution's text is. Long lines only, so braces and short idioms do not count; comments count (they are the
-/// solution's too).
-std::vector<std::string> distinctive_lines(const fs::path& solution, const std::string& shipped) {
-  std::vector<std::string> lines;
-  std::istringstream in(read_file(solution));
-  for (std::string line; std::getline(in, line);) {
-    line.erase(0, line.find_first_not_of(" \t"));
-    line.erase(line.find_last_not_of(" \t\r") + 1);
-    if (line.size() >= 30 && shipped.find(line) == std::string::npos) lines.push_back(line);
-  }
-  return lines;
-}
-
-}  // namespace
-
-TEST_CASE("the student kit holds no solution source and its README's two commands build and grade lab 1",
-          "[kit][cpu]") {
+TEST_CASE("the student kit and its Gradescope zip hold no solution source, and lab 1 builds and grades there by the "
+          "kit README's two commands and by setup.sh and run_autograder",
+          "[kit][autograder][cpu]") {
   const fs::path source = COURSE_SOURCE_DIR;
   const fs::path root = fs::temp_directory_path() / ("course-student-kit-" + std::to_string(::getpid()));
   fs::remove_all(root);
   fs::create_directories(root / "unpacked");
 
-  // Make the kit: configure lab 1 only, build the one target, unpack the archive.
+  // Make the kit and the zip: configure lab 1 only, build the two targets, unpack the kit where Gradescope would
+  // have the zip (AUTOGRADER_ROOT/source), so that the build the README makes there serves run_autograder too.
   const auto configure = run({CMAKE_COMMAND, "-S", source, "-B", root / "maker", "-G", CMAKE_GENERATOR,
                               "-DCOURSE_LABS=01_coalescing"}, 600);
   INFO(tail(configure.out) + tail(configure.err));
   REQUIRE(configure.exit_code == 0);
-  const auto make = run({CMAKE_COMMAND, "--build", root / "maker", "--target", "student-kit"}, 900);
+  const auto make =
+      run({CMAKE_COMMAND, "--build", root / "maker", "--target", "student-kit", "autograder-bundle"}, 900);
   INFO(tail(make.out) + tail(make.err));
   REQUIRE(make.exit_code == 0);
-  const auto archive = root / "maker" / (COURSE_KIT_NAME ".tar.gz");
-  REQUIRE(fs::is_regular_file(archive));
-  const auto unpack = run({"tar", "-xzf", archive, "-C", root / "unpacked"}, 120);
-  REQUIRE(unpack.exit_code == 0);
-  const fs::path kit = root / "unpacked" / COURSE_KIT_NAME;
+  unpack(root / "maker" / (COURSE_KIT_NAME ".tar.gz"), root / "unpacked");
+  const fs::path autograder = root / "autograder";  // AUTOGRADER_ROOT, Gradescope's /autograder
+  const fs::path kit = autograder / "source";
+  fs::create_directories(autograder);
+  fs::rename(root / "unpacked" / COURSE_KIT_NAME, kit);
   REQUIRE(fs::is_regular_file(kit / "README.md"));
 
   // What is in it: lab 1 with its reference as an object, nothing of the instructors' folders, no student.cu yet.
   CHECK(fs::is_regular_file(kit / "prebuilt" / "01_coalescing" / "reference.o"));
+  CHECK(fs::is_regular_file(kit / "prebuilt" / "architectures.txt"));  // what a student's GPU needs
   CHECK(fs::is_regular_file(kit / "labs" / "01_coalescing" / "stub.cu"));
   CHECK(fs::is_regular_file(kit / "docs" / "static-check.md"));  // the sheet links it
   CHECK_FALSE(fs::exists(kit / "labs" / "01_coalescing" / "student.cu"));
   CHECK_FALSE(fs::exists(kit / "labs" / "02_divergence"));  // only the labs of the build that made it
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::recursive_directory_iterator(kit))
-    if (entry.is_regular_file()) files.push_back(entry.path());
-  for (const auto& file : files) {
-    const auto rel = fs::relative(file, kit).generic_string();
-    CAPTURE(rel);
-    for (const char* instructors : {"solutions/", "experiments/", "results/", "slides/", "scripts/", "tests/exploits/"})
-      CHECK(rel.rfind(instructors, 0) == std::string::npos);
-    CHECK((rel.rfind("tests/", 0) == std::string::npos || rel.rfind("tests/labs/lab_", 0) == 0));
-  }
+  const auto files = files_under(kit);
+  check_no_instructors_files(files);
 
-  // No file of the kit, the compiled reference included, holds a line of any reference solution.
-  const auto shipped = shipped_text(source);
-  for (const auto& lab : fs::directory_iterator(source / "solutions")) {
-    const auto solution = lab.path() / "solution.cu";
-    if (!fs::is_regular_file(solution)) continue;
-    const auto lines = distinctive_lines(solution, shipped);
-    CAPTURE(solution);
-    REQUIRE(lines.size() >= 5);  // enough to notice a copy; fewer would mean the selection broke
-    std::vector<std::string> leaks;
-    for (const auto& file : files) {
-      const auto text = read_file(file);
-      for (const auto& line : lines)
-        if (text.find(line) != std::string::npos) leaks.push_back(fs::relative(file, kit).string() + ": " + line);
-    }
-    CAPTURE(leaks);
-    CHECK(leaks.empty());
-  }
+  // No file of the kit, the compiled reference included, holds a line of any solution source.
+  check_no_solution_text(kit, files, source);
+
+  // The zip is the kit, file for file, with what Gradescope runs.
+  unpack(root / "maker" / "autograder.zip", root / "bundle");
+  check_bundle_is_kit(root / "bundle", kit, source);
 
   // The kit README's two commands, as typed, in one shell; the exit code of each is printed after a marker.
   const auto commands = readme::commands(kit / "README.md", "Two commands");
@@ -152,6 +94,45 @@ TEST_CASE("the student kit holds no solution source and its README's two command
 
   readme::check_grade_ended(r.out, r.err, gpu);
 
+  // Gradescope: the zip's three files added, the kit's tree is the zip's; setup.sh once (apt-get stands in by one
+  // that does nothing: a test installs no package), then run_autograder for a submitted lab1.cu (the stub). Their
+  // work folder is the kit's own, so that their build is the README's (course.env's architecture, 90, rebuilds only
+  // the CUDA objects of lab 1 and the harness).
+  for (const char* added : {"setup.sh", "run_autograder", "autograder/course.env"}) {
+    fs::create_directories((kit / added).parent_path());
+    fs::copy_file(root / "bundle" / added, kit / added);  // with its mode
+  }
+  fs::create_directories(autograder / "submission");
+  fs::copy_file(kit / "labs" / "01_coalescing" / "stub.cu", autograder / "submission" / "lab1.cu");
+  fs::create_directories(root / "bin");
+  std::ofstream(root / "bin" / "apt-get") << "#!/bin/sh\necho \"fake apt-get $*\"\n";
+  fs::permissions(root / "bin" / "apt-get", fs::perms::owner_all);
+  const char* path = ::getenv("PATH");
+  const std::vector<std::pair<std::string, std::string>> gradescope = {
+      {"AUTOGRADER_ROOT", autograder.string()}, {"AUTOGRADER_WORK", kit.string()},
+      {"PATH", (root / "bin").string() + ":" + (path ? path : "/usr/bin:/bin")}};
+  const auto setup = run({"bash", (kit / "setup.sh").string()}, 1500, gradescope);
+  INFO(tail(setup.out) + tail(setup.err));
+  CHECK(setup.exit_code == 0);
+  CHECK(setup.out.find("fake apt-get install") != std::string::npos);
+  const auto graded = run({"bash", (kit / "run_autograder").string()}, 1500, gradescope);
+  INFO(tail(graded.out) + tail(graded.err));
+  CHECK(graded.exit_code == 0);
+  // The reference's runner links the kit's prebuilt object: there is no source to compile it from.
+  CHECK(read_file(build / "CMakeFiles" / "lab1-reference.dir" / "link.txt")
+            .find((kit / "prebuilt" / "01_coalescing" / "reference.o").string()) != std::string::npos);
+  const auto results = nlohmann::json::parse(read_file(autograder / "results" / "results.json"), nullptr, false);
+  REQUIRE(results.is_object());
+  CAPTURE(results.dump(2));
+  if (gpu) {
+    REQUIRE(results["tests"].size() > 0);  // graded: one Gradescope test per exercise of lab 1
+    CHECK(results["tests"][0]["name"].get<std::string>().rfind("lab1 ", 0) == 0);
+  } else {
+    // Built and linked, then stopped where a machine without a GPU must: grade's no-GPU exit, as the student sees it.
+    CHECK(results["score"] == 0);
+    CHECK(results["output"].get<std::string>().find("the grading machine sees no GPU") != std::string::npos);
+  }
+
   // A kit whose references a newer CUDA compiled stops at configure with a message, not at link or load time.
   std::ofstream(kit / "prebuilt" / "cuda-version.txt") << "99.1.0\n";
   const auto older = run({CMAKE_COMMAND, "-S", kit, "-B", root / "older-cuda", "-G", CMAKE_GENERATOR,
@@ -159,5 +140,16 @@ TEST_CASE("the student kit holds no solution source and its README's two command
   INFO(tail(older.out) + tail(older.err));
   CHECK(older.exit_code != 0);
   CHECK(older.err.find("compiled by CUDA 99.1.0") != std::string::npos);
+
+  // So does a build for a GPU whose architecture none of the references' SASS serves (they hold no PTX to JIT).
+  std::ofstream(kit / "prebuilt" / "cuda-version.txt") << "1.0\n";
+  std::ofstream(kit / "prebuilt" / "architectures.txt") << "75 80\n";
+  const auto unserved = run({CMAKE_COMMAND, "-S", kit, "-B", root / "unserved", "-G", CMAKE_GENERATOR,
+                             "-DCMAKE_CUDA_ARCHITECTURES=86;90"}, 600);
+  INFO(tail(unserved.out) + tail(unserved.err));
+  CHECK(unserved.exit_code != 0);
+  const auto message = std::regex_replace(unserved.err, std::regex("\\s+"), " ");  // CMake wraps its messages
+  CHECK(message.find("compute capability 7.5, 8.0 (prebuilt/architectures.txt), none of which runs on 9.0") !=
+        std::string::npos);
   fs::remove_all(root);
 }
