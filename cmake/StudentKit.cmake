@@ -58,8 +58,7 @@ function(course_kit_implementation target dir impl source)
   if(EXISTS ${source})
     add_library(${target}_kit OBJECT EXCLUDE_FROM_ALL ${source})
     target_compile_definitions(${target}_kit PRIVATE HARNESS_IMPL=${impl})
-    target_include_directories(${target}_kit PRIVATE ${dir})
-    target_link_libraries(${target}_kit PRIVATE harness_headers)
+    target_include_directories(${target}_kit PRIVATE ${contract})  # add_lab()'s: what every implementation sees
     # No line info (CMakeLists.txt reads COURSE_KIT_OBJECT: it holds each kernel's PTX text and the source's path),
     # and no path of this machine: __FILE__ (CUDA_CHECK's messages, device asserts; host debug info in a Debug build)
     # would hold the instructor's absolute paths of the source and build folders. Mapped to nothing, they read
