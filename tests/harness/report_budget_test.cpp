@@ -10,17 +10,28 @@
 using Catch::Matchers::ContainsSubstring;
 using harness::ReportBudget;
 
-TEST_CASE("a check report's messages stay within their budget, the first failure's whole", "[harness][report]") {
-  ReportBudget budget;
-  // Every case of the largest plan failing with the longest message a comparison writes (five mismatches), twice over.
-  const std::string first = "output 'y': 4 of 4 elements differ; first at [0]: got 1, expected 2" + std::string(80, '.');
-  CHECK(budget.take(first) == first);
-  std::size_t total = first.size();
-  for (int k = 0; k < 2000; ++k) total += budget.take(std::string(5000, 'x')).size();
-  // Each later message cut to kCaseBytes (plus its marker) until the budget is spent, then a short note.
-  CHECK(total <= ReportBudget::kTotalBytes + 2000 * 80);
-  CHECK_THAT(budget.take("late"), ContainsSubstring("left out"));
-  CHECK(budget.take("").empty());  // a passing case has no message to cut
+TEST_CASE("a check report's lines and messages stay within what the grader reads, the first failure's whole",
+          "[harness][report]") {
+  // Every case of a plan failing with messages far longer than a comparison writes: a report of `cases` lines of
+  // 110 bytes each (the longest a case's line takes without its message: a 20-digit seed, a 3-D shape) and their
+  // messages. The largest plan of the course's labs has 219 cases (lab 06 row_sums, three seeds).
+  for (const std::size_t cases : {std::size_t{3}, std::size_t{219}, std::size_t{350}}) {
+    CAPTURE(cases);
+    ReportBudget budget(cases);
+    const std::string first = "output 'y': 4 of 4 elements differ; first at [0]: got 1, expected 2" +
+                              std::string(80, '.');
+    std::size_t report = cases * 110 + budget.take(first).size();
+    for (std::size_t k = 1; k < cases; ++k) report += budget.take(std::string(5000, 'x')).size();
+    CHECK(report <= 64 * 1024);
+    if (cases > 3) {  // the budget was spent: once one is left out, every later one is, short
+      CHECK_THAT(budget.take("late"), ContainsSubstring("left out"));
+    } else {  // a few cases: every message whole (cut to kCaseBytes)
+      CHECK(budget.take("late") == "late");
+    }
+    CHECK(budget.take("").empty());  // a passing case has no message to cut
+  }
+  ReportBudget budget(1000);  // lines alone fill the report: the first message still comes whole
+  CHECK(budget.take("first") == "first");
 }
 
 TEST_CASE("a long first message is cut to one case's share, not dropped", "[harness][report]") {

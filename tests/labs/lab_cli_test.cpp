@@ -129,29 +129,34 @@ TEST_CASE("with a GPU, failed cases carry the hint that names their pattern", "[
   }
 }
 
-TEST_CASE("with a GPU, a check that fails every case of every exercise fits what the grader reads, first mismatch whole",
+TEST_CASE("with a GPU, a check that fails every case of an exercise fits what the grader reads, first mismatch whole",
           "[labs][cli][gpu][report]") {
   if (!gpu_present()) SKIP("no GPU on this machine");
   const auto lab = GENERATE(from_range(lab_names()));
-  CAPTURE(lab);
-  // The reference's output shifted by one element: wrong at every position of every case, as an exclusive scan
-  // handed in for an inclusive one is; three seeds, as `grade` asks for.
-  const auto results = std::filesystem::temp_directory_path() / (lab + "-report.jsonl");
-  const auto r = run({lab, "check", "--impl", "mutant:shifted", "--seeds", "11,22,33", "--results", results.string()});
-  CAPTURE(r.exit_code, r.err.substr(0, 2000));
-  CHECK(r.exit_code == code::kTestFailure);
-  CHECK(std::filesystem::file_size(results) <= grader::ProcessOptions{}.capture_limit);
-  std::ifstream in(results);
-  std::string first_message;
-  int failed = 0;
-  for (std::string line; std::getline(in, line);) {
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_object() || !j.contains("ok") || j.at("ok").get<bool>()) continue;
-    if (failed++ == 0) first_message = j.value("message", "");
+  const auto exercises = nlohmann::json::parse(run({lab, "list"}).out).at("exercises");
+  for (const auto& e : exercises) {
+    const auto exercise = e.at("name").get<std::string>();
+    CAPTURE(lab, exercise);
+    // The reference's output shifted by one element: wrong at every position of every case, as an exclusive scan
+    // handed in for an inclusive one is; one exercise and three seeds, as `grade` asks for.
+    const auto results = std::filesystem::temp_directory_path() / (lab + "-" + exercise + "-report.jsonl");
+    const auto r = run({lab, "check", "--impl", "mutant:shifted", "--exercise", exercise, "--seeds", "11,22,33",
+                        "--results", results.string()});
+    CAPTURE(r.exit_code, r.err.substr(0, 2000));
+    CHECK(r.exit_code == code::kTestFailure);
+    CHECK(std::filesystem::file_size(results) <= grader::ProcessOptions{}.capture_limit);
+    std::ifstream in(results);
+    std::string first_message;
+    int failed = 0;
+    for (std::string line; std::getline(in, line);) {
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      if (!j.is_object() || !j.contains("ok") || j.at("ok").get<bool>()) continue;
+      if (failed++ == 0) first_message = j.value("message", "");
+    }
+    CHECK(failed > 0);
+    CHECK(first_message.find("differ") != std::string::npos);
+    std::filesystem::remove(results);
   }
-  CHECK(failed > 0);
-  CHECK(first_message.find("differ") != std::string::npos);
-  std::filesystem::remove(results);
 }
 
 TEST_CASE("run as root, a runner program starts as an unprivileged user, from a folder only root can enter too",

@@ -7,8 +7,12 @@ namespace harness {
 
 namespace {
 std::string describe(cudaError_t code, const char* call, const char* file, int line) {
-  return std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " + cudaGetErrorName(code) + " (" +
-         cudaGetErrorString(code) + ")";
+  std::string text = std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
+                     cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
+  // A kernel with no SASS for this GPU needs the PTX compiler at run time, which a runner, locked down, cannot load.
+  if (code == cudaErrorJitCompilerNotFound || code == cudaErrorNoKernelImageForDevice)
+    text += ": the build holds no code for this GPU's architecture; configure it for this GPU (CMAKE_CUDA_ARCHITECTURES)";
+  return text;
 }
 }  // namespace
 

@@ -105,7 +105,8 @@ struct CheckRun {
   std::future<std::unique_ptr<Problem>> next;
   std::size_t next_index = 0;
   bool prefetch = !protocol::cuda_tool_attached();
-  ReportBudget budget;  // the messages' share of the results file, which the grader reads up to 64 KiB
+  ReportBudget budget;  // the messages' share of the results file, which the grader reads up to 64 KiB: set once the
+                        // cases are known
 
   static std::unique_ptr<Problem> prepare(const Case& c) {
     auto problem = c.spec->make(c.shape);
@@ -302,6 +303,7 @@ int check(const CheckRequest& request, const char* argv0) {
                   << std::endl;
   }
 
+  run.budget = ReportBudget(run.cases.size());
   active = &run;
   Catch::Session session;
   std::vector<const char*> args{argv0};

@@ -233,8 +233,9 @@ int time(const TimeRequest& request) {
       const double waited = idle.wait(kIdleLimitS);
       if (waited != 0.0) {
         auto& w = idle_waits[previous];
-        w["count"] = w.value("count", 0) + 1;
-        w["ms"] = w.value("ms", 0.0) + (waited < 0 ? 1000.0 * kIdleLimitS : waited);
+        if (!w.is_object()) w = {{"count", 0}, {"ms", 0.0}};
+        w["count"] = w["count"].get<int>() + 1;
+        w["ms"] = w["ms"].get<double>() + (waited < 0 ? 1000.0 * kIdleLimitS : waited);
       }
       if (waited < 0 && previous == "student")
         throw timed_wrong("student", "the GPU was still busy " + std::to_string(static_cast<int>(kIdleLimitS)) +
