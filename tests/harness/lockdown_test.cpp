@@ -119,7 +119,7 @@ TEST_CASE("without the lock-down the same calls succeed: the test above can fail
   CHECK((wrong & kMappedCode) != 0);
 }
 
-TEST_CASE("under Nsight Compute the lock-down keeps only the threads part; COURSE_RUNNER_SANDBOX=0 keeps none",
+TEST_CASE("under Nsight Compute, or with COURSE_RUNNER_SANDBOX=0, a runner puts up no lock-down; under a sanitizer all",
           "[harness][sandbox]") {
   char sanitizer[] = "CUDA_INJECTION64_PATH=/usr/local/cuda/compute-sanitizer/libsanitizer-collection.so";
   char ncu[] = "CUDA_INJECTION64_PATH=/opt/nvidia/nsight-compute/2025.3.1/target/libTreeLauncherTargetInjection.so";
@@ -130,6 +130,6 @@ TEST_CASE("under Nsight Compute the lock-down keeps only the threads part; COURS
   char* plain[] = {nullptr};
   CHECK(harness::lockdown_parts(plain) == harness::kLockAll);
   CHECK(harness::lockdown_parts(with_sanitizer) == harness::kLockAll);
-  CHECK(harness::lockdown_parts(with_ncu) == harness::kLockThreads);
+  CHECK(harness::lockdown_parts(with_ncu) == 0);
   CHECK(harness::lockdown_parts(with_off) == 0);
 }

@@ -1,7 +1,7 @@
 # A runner program's sandbox as it starts (harness/runner/src/main.cpp): stage 1 from .preinit_array, stage 2 (the
 # lock-down) once its setup is done; all of both unless COURSE_RUNNER_SANDBOX says "0" (none) or names one part of
-# stage 1 ("landlock" alone leaves seccomp out, stage 2's included), under a CUDA tool too, but only the threads part of
-# stage 2 under Nsight Compute. `runner --sandbox` says what it put in force and what the lock-down refused; no GPU
+# stage 1 ("landlock" alone leaves seccomp out, stage 2's included), under a CUDA tool too, but no stage 2 under
+# Nsight Compute. `runner --sandbox` says what it put in force and what the lock-down refused; no GPU
 # needed.   cmake -DRUNNER=runners/lab1-reference -P runner_sandbox_switch.cmake
 function(expect label pattern)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env ${ARGN} ${RUNNER} --sandbox
@@ -17,7 +17,6 @@ set(tmp ${CMAKE_CURRENT_BINARY_DIR}/runner-sandbox-tmp)
 file(MAKE_DIRECTORY ${tmp})
 set(locked [["lockdown":{"code":true,"files":true,"probes":{"exec_mapping_refused":true,"open_refused":true,"thread_refused":true},"problem":"","threads":true}]])
 set(unlocked [["lockdown":{"code":false,"files":false,"probes":{"exec_mapping_refused":false,"open_refused":false,"thread_refused":false},"problem":"","threads":false}]])
-set(threads_only [["lockdown":{"code":false,"files":false,"probes":{"exec_mapping_refused":false,"open_refused":false,"thread_refused":true},"problem":"","threads":true}]])
 expect("unset: on, TMPDIR writable, locked down"
        "${locked},\"problem\":\"\",\"seccomp\":true,\"tmpdir_writable\":true,\"tool_attached\":false"
        --unset=COURSE_RUNNER_SANDBOX --unset=CUDA_INJECTION64_PATH TMPDIR=${tmp})
@@ -30,5 +29,5 @@ expect("landlock alone: no seccomp, no lock-down" "${unlocked}.*\"seccomp\":fals
        --unset=CUDA_INJECTION64_PATH)
 expect("under a CUDA tool: on" "${locked}.*\"seccomp\":true.*\"tool_attached\":true" --unset=COURSE_RUNNER_SANDBOX
        CUDA_INJECTION64_PATH=/nonexistent/compute-sanitizer/injection.so)
-expect("under Nsight Compute: threads only" "${threads_only}.*\"seccomp\":true.*\"tool_attached\":true"
+expect("under Nsight Compute: stage 1 only" "${unlocked}.*\"seccomp\":true.*\"tool_attached\":true"
        --unset=COURSE_RUNNER_SANDBOX CUDA_INJECTION64_PATH=/nonexistent/nsight-compute/injection.so)

@@ -224,8 +224,9 @@ unsigned lockdown_parts(char** envp) {
       choice && (std::string_view(choice) == "0" || std::string_view(choice) == "landlock"))
     return 0;
   // Nsight Compute loads its libraries and opens files at a kernel's first profiled launch (measured,
-  // experiments/runner_lockdown): under it, only the threads part. It profiles; it never times a grade.
-  return protocol::nsight_compute_attached(envp) ? unsigned{kLockThreads} : unsigned{kLockAll};
+  // experiments/runner_lockdown), and with the threads part alone a real runner's profiled launch still failed with
+  // EPERM on an H100: under it, none. It profiles for `grade --concepts`; it never times a grade.
+  return protocol::nsight_compute_attached(envp) ? 0u : unsigned{kLockAll};
 }
 
 LockdownState lock_down(unsigned parts) {

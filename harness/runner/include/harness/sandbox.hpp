@@ -55,8 +55,8 @@ struct LockdownState {
   std::string problem;  ///< why a part asked for is missing, else empty
 };
 
-/// The parts of lock_down() a runner puts up: all of them, but under Nsight Compute only kLockThreads (it loads its
-/// libraries and opens files at a kernel's first profiled launch; measured: experiments/runner_lockdown).
+/// The parts of lock_down() a runner puts up: all of them, but none under Nsight Compute (it loads its libraries,
+/// opens files and needs more at a kernel's first profiled launch; measured: experiments/runner_lockdown).
 /// COURSE_RUNNER_SANDBOX=0 or =landlock in `envp` (nullptr: `environ`): none.
 unsigned lockdown_parts(char** envp = nullptr);
 
