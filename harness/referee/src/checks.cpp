@@ -87,6 +87,20 @@ void visit(B& b, F&& f) {
   }
 }
 
+/// Adds to `problems` what `check(buffer, problems)` finds in each input and output of `buffers`; a scratch buffer's
+/// contents are its own, so only its guard zones are checked.
+template <class F>
+void check_each(const std::vector<Buffer*>& buffers, std::vector<std::string>& problems, F&& check) {
+  for (const Buffer* b : buffers)
+    visit(*b, [&](const auto& x) {
+      if constexpr (is_a<std::decay_t<decltype(x)>, Scratch>) {
+        if (!BufferAccess::guards_intact(x)) problems.push_back(out_of_bounds(x));
+      } else {
+        check(x, problems);
+      }
+    });
+}
+
 Verdict verdict_of(const std::vector<std::string>& problems) {
   Verdict v;
   v.ok = problems.empty();
@@ -282,15 +296,7 @@ Verdict Problem::verify(bool check_contents) const {
                        "or work on your own streams is not ordered before `stream` (record an event at the end of "
                        "each of your streams and make `stream` wait on it)");
   }
-  for (const Buffer* b : buffers_)
-    visit(*b, [&](const auto& x) {
-      using X = std::decay_t<decltype(x)>;
-      if constexpr (is_a<X, Scratch>) {
-        if (!BufferAccess::guards_intact(x)) problems.push_back(out_of_bounds(x));
-      } else {
-        x.verify(check_contents, problems);
-      }
-    });
+  check_each(buffers_, problems, [&](const auto& x, auto& found) { x.verify(check_contents, found); });
   return verdict_of(problems);
 }
 
@@ -298,15 +304,7 @@ Verdict Problem::verify_on_device() const {
   if (!checks_on_device()) return verify(true);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<std::string> problems;
-  for (const Buffer* b : buffers_)
-    visit(*b, [&](const auto& x) {
-      using X = std::decay_t<decltype(x)>;
-      if constexpr (is_a<X, Scratch>) {
-        if (!BufferAccess::guards_intact(x)) problems.push_back(out_of_bounds(x));
-      } else {
-        x.verify_on_device(problems);
-      }
-    });
+  check_each(buffers_, problems, [](const auto& x, auto& found) { x.verify_on_device(found); });
   return verdict_of(problems);
 }
 
@@ -337,31 +335,20 @@ Verdict Problem::compare_saved(std::size_t slot, std::size_t against) const {
 Verdict Problem::verify_unchanged() const {
   CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<std::string> problems;
-  for (const Buffer* b : buffers_)
-    visit(*b, [&](const auto& x) {
-      using X = std::decay_t<decltype(x)>;
-      if constexpr (is_a<X, Input>) {
-        x.verify_on_device(problems);
-      } else if constexpr (is_a<X, Output>) {
-        x.verify(false, problems);
-      } else if (!BufferAccess::guards_intact(x)) {
-        problems.push_back(out_of_bounds(x));
-      }
-    });
+  // An input is checked whole against its fill; an output only for its guard zones (its contents are the answer).
+  check_each(buffers_, problems, [](const auto& x, auto& found) {
+    if constexpr (is_a<std::decay_t<decltype(x)>, Input>) {
+      x.verify_on_device(found);
+    } else {
+      x.verify(false, found);
+    }
+  });
   return verdict_of(problems);
 }
 
 Verdict Problem::verify_sample(std::uint64_t salt) const {
   std::vector<std::string> problems;
-  for (const Buffer* b : buffers_)
-    visit(*b, [&](const auto& x) {
-      using X = std::decay_t<decltype(x)>;
-      if constexpr (is_a<X, Scratch>) {
-        if (!BufferAccess::guards_intact(x)) problems.push_back(out_of_bounds(x));
-      } else {
-        x.verify_sample(salt, problems);
-      }
-    });
+  check_each(buffers_, problems, [&](const auto& x, auto& found) { x.verify_sample(salt, found); });
   return verdict_of(problems);
 }
 

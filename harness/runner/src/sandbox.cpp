@@ -44,6 +44,26 @@ constexpr std::uint32_t kDeny = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
 constexpr std::uint32_t kNoSuchCall = SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA);
 constexpr std::uint32_t kArg0Low = offsetof(seccomp_data, args[0]);  // little-endian: the low half comes first
 
+sock_filter ret(std::uint32_t verdict) { return sock_filter BPF_STMT(BPF_RET | BPF_K, verdict); }
+sock_filter load(std::uint32_t offset) { return sock_filter BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset); }
+// "if the accumulator is k, go on; else skip `skip` instructions"
+sock_filter when(std::uint32_t k, std::uint8_t skip) {
+  return sock_filter BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0, skip);
+}
+
+// How both programs begin: a call made through another ABI kills the process (its numbers name other calls), and on
+// x86-64 the x32 numbers (the same calls under other numbers) are refused; then the call's number is loaded.
+std::vector<sock_filter> program_start() {
+  std::vector<sock_filter> p = {load(offsetof(seccomp_data, arch)),
+                                sock_filter BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
+                                ret(SECCOMP_RET_KILL_PROCESS), load(offsetof(seccomp_data, nr))};
+#if defined(__x86_64__)
+  p.push_back(sock_filter BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
+  p.push_back(ret(kDeny));
+#endif
+  return p;
+}
+
 // The seccomp program, one self-contained block per call it looks at (each ends in a verdict or falls through to the
 // next block with the call's number still loaded). Refused (EPERM): new processes (fork, vfork, a clone that is not a
 // thread), exec, tracing and other processes' memory, signals to any process but this one, pidfds. clone3 answers
@@ -65,22 +85,7 @@ std::vector<sock_filter> program(pid_t self, unsigned parts) {
   deny(kSandboxSignals, {__NR_tkill});
   std::vector<std::uint32_t> signals;
   if (parts & kSandboxSignals) signals = {__NR_kill, __NR_tgkill, __NR_rt_sigqueueinfo, __NR_rt_tgsigqueueinfo};
-  const auto ret = [](std::uint32_t verdict) { return sock_filter BPF_STMT(BPF_RET | BPF_K, verdict); };
-  const auto load = [](std::uint32_t offset) { return sock_filter BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset); };
-  // "if the accumulator is k, go on; else skip `skip` instructions"
-  const auto when = [](std::uint32_t k, std::uint8_t skip) {
-    return sock_filter BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0, skip);
-  };
-
-  // Another ABI's numbers name other calls: a call made through another ABI kills the process.
-  std::vector<sock_filter> p = {load(offsetof(seccomp_data, arch)),
-                                sock_filter BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
-                                ret(SECCOMP_RET_KILL_PROCESS), load(offsetof(seccomp_data, nr))};
-#if defined(__x86_64__)
-  // The x32 numbers: the same calls under other numbers.
-  p.push_back(sock_filter BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
-  p.push_back(ret(kDeny));
-#endif
+  std::vector<sock_filter> p = program_start();
   if (parts & kSandboxProcesses) {
     p.insert(p.end(), {when(__NR_clone3, 1), ret(kNoSuchCall)});
     // clone: a thread (CLONE_THREAD) is allowed, a process is not.
@@ -167,21 +172,8 @@ namespace {
 // Stage 2's seccomp program: refusals only (EPERM; clone3 ENOSYS, so that the C library falls back to clone, refused
 // too), everything else allowed, stacked on stage 1's filter (the kernel applies the most restrictive verdict).
 std::vector<sock_filter> lockdown_program(unsigned parts) {
-  const auto ret = [](std::uint32_t verdict) { return sock_filter BPF_STMT(BPF_RET | BPF_K, verdict); };
-  const auto load = [](std::uint32_t offset) { return sock_filter BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset); };
-  const auto when = [](std::uint32_t k, std::uint8_t skip) {
-    return sock_filter BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, k, 0, skip);
-  };
-  constexpr std::uint32_t kArg0 = offsetof(seccomp_data, args[0]);  // the low halves (little-endian)
-  constexpr std::uint32_t kArg2 = offsetof(seccomp_data, args[2]);
-  std::vector<sock_filter> p = {load(offsetof(seccomp_data, arch)),
-                                sock_filter BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kArch, 1, 0),
-                                ret(SECCOMP_RET_KILL_PROCESS), load(offsetof(seccomp_data, nr))};
-#if defined(__x86_64__)
-  // The x32 numbers: the same calls under other numbers.
-  p.push_back(sock_filter BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1));
-  p.push_back(ret(kDeny));
-#endif
+  constexpr std::uint32_t kArg2Low = offsetof(seccomp_data, args[2]);
+  std::vector<sock_filter> p = program_start();
   const auto refuse = [&](std::uint32_t nr, std::uint32_t verdict = kDeny) {
     p.insert(p.end(), {when(nr, 1), ret(verdict)});
   };
@@ -206,11 +198,11 @@ std::vector<sock_filter> lockdown_program(unsigned parts) {
   if (parts & kLockCode) {
     // personality(0xffffffff) only asks; any other value may set READ_IMPLIES_EXEC, which makes readable mappings
     // executable.
-    p.insert(p.end(), {when(__NR_personality, 4), load(kArg0), when(0xffffffffu, 1), ret(SECCOMP_RET_ALLOW),
+    p.insert(p.end(), {when(__NR_personality, 4), load(kArg0Low), when(0xffffffffu, 1), ret(SECCOMP_RET_ALLOW),
                        ret(kDeny)});
     for (std::uint32_t nr : {__NR_mmap, __NR_mprotect, __NR_pkey_mprotect})
-      refuse_with_bit(nr, kArg2, PROT_EXEC);
-    refuse_with_bit(__NR_shmat, kArg2, SHM_EXEC);
+      refuse_with_bit(nr, kArg2Low, PROT_EXEC);
+    refuse_with_bit(__NR_shmat, kArg2Low, SHM_EXEC);
   }
   p.push_back(ret(SECCOMP_RET_ALLOW));
   return p;
