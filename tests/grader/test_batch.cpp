@@ -51,8 +51,11 @@ struct FakeClass {
         {"compile", {"/bin/sh", "-c",
                      "sleep " + compile_delay + "; if grep -q SYNTAX_ERROR \"$1\"; then echo \"$1:3: error: expected "
                      "';' before '}' token\" >&2; exit 1; fi; cp \"$1\" \"$2\"", "sh", "{source}", "{object}"}},
+        // As the real check words it (static_check.cpp format_finding()): "; " inside, which a reader of the
+        // batch's joined errors must not take for the end of the failure.
         {"check", {"/bin/sh", "-c", "if grep -q FORBIDDEN \"$1\"; then echo \"student.cu: refused: calls "
-                   "'cudaStreamCreate' (rule 'streams')\" >&2; exit 1; fi", "sh", "{source}", "{object}"}},
+                   "'cudaStreamCreate' (rule 'streams': lab 01 allows no streams of your own; see "
+                   "labs/01_fake/README.md#rules)\" >&2; exit 1; fi", "sh", "{source}", "{object}"}},
         {"link", {"/bin/cp", "{object}", "{output}"}}};
     write_text(recipes / "lab1.json", recipe.dump(2));
   }
@@ -176,16 +179,56 @@ TEST_CASE("a recipe without a link command is refused with the file's name", "[b
   CHECK_THROWS_WITH(batch::load_recipe(dir.path / "none.json"), ContainsSubstring("cannot read the build recipe"));
 }
 
+// A class file's row as `grade batch` writes it for a student with nothing built: no results, the joined error and
+// each lab's build.
+json unbuilt_row(const std::string& student, std::vector<std::pair<std::string, std::string>> builds) {
+  json b = json::array(), error;
+  int lab = 0;
+  for (const auto& [outcome, message] : builds) {
+    b.push_back({{"lab", ++lab}, {"outcome", outcome}, {"message", message}, {"max_score", 20.0}});
+    error = (error.is_null() ? "" : error.get<std::string>() + "; ") + fmt::format("lab{}: {}", lab, message);
+  }
+  return {{"student", student}, {"results", nullptr}, {"error", error}, {"builds", b}};
+}
+
 TEST_CASE("the summary counts each lab's failure of a student graded on several labs", "[batch]") {
-  const json class_file = {{"students", {{{"student", "ann"}, {"results", nullptr},
-                                          {"error", "lab1: compile error: a.cu(1): error: x; lab3: no submission"}},
-                                         {{"student", "ben"}, {"results", nullptr}, {"error", "no submission"}}}}};
+  const std::string refusal = "refused: student.cu: refused: calls 'cudaStreamCreate' (rule 'streams': lab 01 allows "
+                              "no streams of your own; see labs/01_coalescing/README.md#rules)";
+  const json class_file = {{"students", {unbuilt_row("ann", {{"compile error", "compile error: a.cu(1): error: x"},
+                                                             {"no submission", "no submission"},
+                                                             {"no submission", "no submission"}}),
+                                         unbuilt_row("ben", {{"no submission", "no submission"},
+                                                             {"refused", refusal},
+                                                             {"link error", "link error: undefined reference"}})}}};
   const auto text = batch::format_summary(class_file, 2, std::chrono::seconds(36));
   CHECK_THAT(text, ContainsSubstring("2 students, 0 with results"));
-  CHECK_THAT(text, ContainsSubstring("no submission 2, compile errors 1, refused 0"));
-  CHECK_THAT(text, ContainsSubstring("ann: lab1: compile error: a.cu(1): error: x; lab3: no submission"));
-  CHECK_THAT(text, !ContainsSubstring("ben:"));
+  // From the records' builds, never from their messages: the refusal's "; see ..." is no failure of its own.
+  CHECK_THAT(text,
+             ContainsSubstring("no submission 3, compile errors 1, refused 1, link errors 1, crashed or hung 0\n"));
+  CHECK_THAT(text, ContainsSubstring("  ann: lab1: compile error: a.cu(1): error: x\n"));
+  CHECK_THAT(text, ContainsSubstring("  ben: lab2: " + refusal + "\n"));
+  CHECK_THAT(text, ContainsSubstring("  ben: lab3: link error: undefined reference\n"));
+  CHECK_THAT(text, !ContainsSubstring("no submission\n"));  // a lab not handed in is counted, not listed
+  CHECK_THAT(text, !ContainsSubstring("not graded"));
+  // Every lab has its row, graded or not, with who was refused, did not compile or link, or handed nothing in.
+  CHECK_THAT(text, ContainsSubstring("  lab    graded      min   median      max       of  refused  compile     link "
+                                     " missing\n"));
+  CHECK_THAT(text, ContainsSubstring("  lab1        0        -        -        -       20        0        1        0 "
+                                     "       1\n"));
+  CHECK_THAT(text, ContainsSubstring("  lab2        0        -        -        -       20        1        0        0 "
+                                     "       1\n"));
+  CHECK_THAT(text, ContainsSubstring("  lab3        0        -        -        -       20        0        0        1 "
+                                     "       1\n"));
   CHECK_THAT(text, ContainsSubstring("2 students graded in 36.0 s: 200 students per hour"));
+
+  SECTION("a record of an older batch, without builds: one line with its error, split nowhere") {
+    const json old = {{"students", {{{"student", "cy"}, {"results", nullptr},
+                                     {"error", "lab1: " + refusal + "; lab3: no submission"}}}}};
+    const auto legacy = batch::format_summary(old, 1, std::chrono::seconds(1));
+    CHECK_THAT(legacy, ContainsSubstring("no submission 0, compile errors 0, refused 0, link errors 0, crashed or "
+                                         "hung 0, not graded 1\n"));
+    CHECK_THAT(legacy, ContainsSubstring("  cy: lab1: " + refusal + "; lab3: no submission\n"));
+  }
 }
 
 TEST_CASE("grade batch grades a class: a good student, a compile error, a refusal, a missing lab, a hang",
@@ -222,11 +265,22 @@ TEST_CASE("grade batch grades a class: a good student, a compile error, a refusa
   CHECK_FALSE(class_file.at("students").at(0).at("results").contains("student"));
   CHECK(class_file.at("students").at(1).at("results").is_null());
 
-  CHECK_THAT(r.out, ContainsSubstring("no submission 1, compile errors 1, refused 1, link errors 0, crashed or hung 1"));
+  CHECK_THAT(r.out,
+             ContainsSubstring("no submission 1, compile errors 1, refused 1, link errors 0, crashed or hung 1\n"));
+  CHECK_THAT(r.out, !ContainsSubstring("not graded"));  // the refusal's "; see labs/..." is not a failure of its own
+  CHECK_THAT(r.out, ContainsSubstring("  erin: lab1: refused: calls 'cudaStreamCreate' (rule 'streams': lab 01 allows "
+                                      "no streams of your own; see labs/01_fake/README.md#rules)\n"));
+  const json erin_builds = {{{"lab", 1}, {"outcome", "refused"}, {"max_score", 20.0},
+                             {"message", "refused: calls 'cudaStreamCreate' (rule 'streams': lab 01 allows no streams "
+                                         "of your own; see labs/01_fake/README.md#rules)"}}};
+  CHECK(c.student_file("erin").at("builds") == erin_builds);
+  CHECK(c.student_file("alice").at("builds").at(0).at("outcome") == "built");
+  CHECK(class_file.at("students").at(4).at("builds") == c.student_file("erin").at("builds"));
   const double dave_score = dave_lab.at("score").get<double>();
   CHECK(dave_score < 20);
-  CHECK_THAT(r.out, ContainsSubstring(fmt::format("lab1        2 {:>8.2f} {:>8.2f}    20.00       20", dave_score,
-                                                  (dave_score + 20) / 2)));
+  // The graded students' scores, then the students whose lab 1 was refused, did not compile or link, or was missing.
+  CHECK_THAT(r.out, ContainsSubstring(fmt::format("lab1        2 {:>8.2f} {:>8.2f}    20.00       20        1        1 "
+                                                  "       0        1\n", dave_score, (dave_score + 20) / 2)));
   CHECK_THAT(r.out, ContainsSubstring("students per hour"));
   // Only the students that built were graded, each once per exercise and command.
   const auto calls = c.calls();
