@@ -37,6 +37,7 @@ struct FakeClass {
   fs::path recipes = dir.path / "recipes";
   fs::path results = dir.path / "results";
   fs::path call_log = dir.path / "calls.log";
+  fs::path labs_dir = FAKE_LABS_DIR;
 
   explicit FakeClass(const std::string& compile_delay = "0") {
     fs::create_directories(submissions);
@@ -60,10 +61,22 @@ struct FakeClass {
     write_text(recipes / "lab1.json", recipe.dump(2));
   }
 
+  // A second lab in the course, 02_more, with its recipe: the fake lab's manifest and build again.
+  void add_lab2() {
+    labs_dir = dir.path / "labs";
+    fs::create_directories(labs_dir);
+    fs::copy(fs::path(FAKE_LABS_DIR) / "01_fake", labs_dir / "01_fake");
+    fs::copy(fs::path(FAKE_LABS_DIR) / "01_fake", labs_dir / "02_more");
+    json recipe = json::parse(read_text(recipes / "lab1.json"));
+    recipe["lab"] = 2;
+    recipe["id"] = "02_more";
+    write_text(recipes / "lab2.json", recipe.dump(2));
+  }
+
   void student(const std::string& path, const std::string& text) { write_text(submissions / path, text + "\n"); }
 
   std::vector<std::string> args(std::vector<std::string> extra = {}, std::optional<fs::path> into = {}) const {
-    std::vector<std::string> a = {GRADE_EXE, "batch", submissions.string(), "--labs-dir", FAKE_LABS_DIR,
+    std::vector<std::string> a = {GRADE_EXE, "batch", submissions.string(), "--labs-dir", labs_dir.string(),
                                   "--recipes", recipes.string(), "--results", into.value_or(results).string(),
                                   "--check-timeout",
                                   "2", "--time-timeout", "5", "--commit", "abc1234"};
@@ -288,6 +301,40 @@ TEST_CASE("grade batch grades a class: a good student, a compile error, a refusa
   CHECK(calls.count("bob") == 0);
   CHECK(calls.count("erin") == 0);
   CHECK_FALSE(fs::exists(c.results / "work" / "alice"));  // build folders go once the result is recorded
+}
+
+TEST_CASE("a class that handed in one lab of two is graded on that lab alone, unless --labs names the other",
+          "[batch][slow]") {
+  FakeClass c;
+  c.add_lab2();
+  c.student("alice/lab1.cu", "FAKE_LAB_MODE=good");
+  c.student("erin/lab1.cu", "FORBIDDEN");
+  SECTION("--labs all (the default): the labs someone handed in") {
+    const auto r = run(c.args(), c.env());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, ContainsSubstring("no student handed in lab2: not graded"));
+    CHECK_THAT(r.out, ContainsSubstring("labs: lab1;"));
+    CHECK(c.student_file("alice").at("runs").at(0).at("labs").size() == 1);
+    CHECK(c.student_file("alice").at("builds").size() == 1);
+    CHECK(c.student_file("alice").at("error").is_null());
+    CHECK_THAT(c.student_file("erin").at("error").get<std::string>(), !ContainsSubstring("lab2"));
+    CHECK_THAT(r.out, ContainsSubstring("no submission 0, compile errors 0, refused 1,"));
+    CHECK_THAT(r.out, !ContainsSubstring("lab2"));
+  }
+  SECTION("--labs lab1,lab2: lab 2 too, counted as not handed in, listed for nobody") {
+    const auto r = run(c.args({"--labs", "lab1,lab2"}), c.env());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(c.student_file("alice").at("runs").at(0).at("labs").size() == 2);
+    CHECK(c.student_file("alice").at("error") == "lab2: no submission");
+    CHECK_THAT(r.out, ContainsSubstring("no submission 2, compile errors 0, refused 1,"));
+    CHECK_THAT(r.out, ContainsSubstring("  lab2        0        -        -        -       20        0        0 "
+                                        "       0        2\n"));
+    const auto summary = r.out.substr(r.out.find("class summary"));
+    CHECK_THAT(summary, ContainsSubstring("  erin: lab1: refused: calls 'cudaStreamCreate'"));
+    CHECK_THAT(summary, !ContainsSubstring("no submission\n"));
+  }
 }
 
 TEST_CASE("grade batch --sanitize runs compute-sanitizer on each student's build, and a finding is memory-error",
