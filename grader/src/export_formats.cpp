@@ -43,6 +43,9 @@ std::string exercise_report(const ExerciseResult& x) {
 
 std::string number_text(double value) { return fmt::format("{:.2f}", value); }
 
+// Gradescope renders an output as HTML unless told otherwise: "std::vector<int>" would read "std::vector".
+constexpr const char* kGradescopeFormat = "text";
+
 }  // namespace
 
 json gradescope_results(const StudentGrades& student) {
@@ -62,6 +65,7 @@ json gradescope_results(const StudentGrades& student) {
                        {"max_score", x.max_score()},
                        {"status", x.status == Status::kOk ? "passed" : "failed"},
                        {"output", exercise_report(x)},
+                       {"output_format", kGradescopeFormat},
                        {"visibility", "visible"}});
     }
   }
@@ -70,6 +74,7 @@ json gradescope_results(const StudentGrades& student) {
   return {{"score", student.has_results ? score : 0.0},
           {"execution_time", static_cast<long>(std::lround(seconds))},
           {"output", summary},
+          {"output_format", kGradescopeFormat},
           {"visibility", "visible"},
           {"stdout_visibility", "hidden"},  // the build log may show the course's paths: instructors only
           {"tests", std::move(tests)}};

@@ -66,6 +66,23 @@ json class_file(std::vector<std::pair<std::string, json>> results,
 
 const json& lab1(const json& results, std::size_t run = 0) { return results.at("runs").at(run).at("labs").at(0); }
 
+// A lab as `grade batch` records one it could not build (batch_worker.cpp): lab1's exercises at no-binary, no points,
+// `why` as the lab's and each exercise's message.
+json unbuilt_lab(const json& graded_lab, int number, const std::string& why) {
+  json lab = graded_lab;
+  lab["lab"] = number;
+  lab["built"] = false;
+  lab["message"] = why;
+  lab["score"] = 0.0;
+  for (auto& x : lab["exercises"]) {
+    x["status"] = "no-binary";
+    x["message"] = why;
+    for (const char* key : {"score", "correctness_points", "performance_points", "perf_fraction"}) x[key] = 0.0;
+    x["tests_passed"] = 0;
+  }
+  return lab;
+}
+
 std::string xpath(const fs::path& file, const std::string& expression) {
   const auto run = tool({"xmllint", "--xpath", expression, file.string()});
   INFO(run.err);
@@ -123,6 +140,8 @@ TEST_CASE("the Gradescope schema check rejects results Gradescope would not read
   SECTION("a score that is text") { broken["tests"][1]["score"] = "10"; }
   SECTION("a misspelt key") { broken["tests"][0]["max_scroe"] = 10; }
   SECTION("a test without its output") { broken["tests"][1].erase("output"); }
+  SECTION("an output Gradescope would render as HTML") { broken.erase("output_format"); }
+  SECTION("a test's output Gradescope would render as HTML") { broken["tests"][0].erase("output_format"); }
   CHECK_FALSE(schema_problems(broken, schema).empty());
 }
 
@@ -310,4 +329,31 @@ TEST_CASE("XML and CSV escaping keep any text intact and harmless", "[grader][ex
   CHECK(grader::file_name_for("a/b c") == "a_b_c");
   CHECK(grader::file_name_for("..") == "_..");
   CHECK(grader::file_name_for("") == "_");
+}
+
+TEST_CASE("a Gradescope export declares its outputs plain text, so that a compiler's <...> reaches the student",
+          "[grader][export]") {
+  const TempDir dir;
+  auto alice = graded(dir, "wrong:gemm", "alice.json");
+  const std::string why = "compile error: lab2.cu(7): error: no suitable conversion function from "
+                          "\"std::vector<int, std::allocator<int>>\" to \"float *\" exists";
+  alice["runs"][0]["labs"].push_back(unbuilt_lab(lab1(alice), 2, why));
+  write_text(dir.path / "alice.json", alice.dump());
+  const auto out = dir.path / "results.json";
+  const auto run = export_command(dir, {(dir.path / "alice.json").string(), "--format", "gradescope", "--output",
+                                        out.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto gs = json::parse(read_text(out));
+  CHECK(grader_test::schema_problems(gs, json::parse(read_text(kData / "gradescope-results.schema.json"))).empty());
+  // Gradescope's default is HTML, where "<int, std::allocator<int>>" is an unknown tag and vanishes.
+  CHECK(gs["output_format"] == "text");
+  CHECK_THAT(gs["output"].get<std::string>(), ContainsSubstring("(" + why + ")"));
+  REQUIRE(gs["tests"].size() == 4);
+  for (const auto& test : gs["tests"]) {
+    CAPTURE(test.dump());
+    CHECK(test["output_format"] == "text");
+  }
+  CHECK(gs["tests"][2]["name"] == "lab2 copy");
+  CHECK_THAT(gs["tests"][2]["output"].get<std::string>(), ContainsSubstring("first failure: " + why));
 }
