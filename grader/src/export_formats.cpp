@@ -43,6 +43,11 @@ std::string exercise_report(const ExerciseResult& x) {
 
 std::string number_text(double value) { return fmt::format("{:.2f}", value); }
 
+// Gradescope's test status: "passed" only at full marks, so that a test shown green is one with nothing left to earn
+// (an `ok` exercise at 4/10 of its performance points is "failed", its output says why). The tolerance absorbs the
+// rounding of a sum of fractional points, far below the 0.01 the reports print.
+bool full_marks(const ExerciseResult& x) { return x.status == Status::kOk && x.score.total >= x.max_score() - 1e-9; }
+
 // Gradescope renders an output as HTML unless told otherwise: "std::vector<int>" would read "std::vector".
 constexpr const char* kGradescopeFormat = "text";
 
@@ -63,7 +68,7 @@ json gradescope_results(const StudentGrades& student) {
                        {"number", fmt::format("{}.{}", lab.number, ++index)},
                        {"score", x.score.total},
                        {"max_score", x.max_score()},
-                       {"status", x.status == Status::kOk ? "passed" : "failed"},
+                       {"status", full_marks(x) ? "passed" : "failed"},
                        {"output", exercise_report(x)},
                        {"output_format", kGradescopeFormat},
                        {"visibility", "visible"}});

@@ -4,6 +4,7 @@
 // xmllint (libxml2-utils) and python3 are test requirements (.ci/run installs them): a missing one fails, not skips.
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch_test_macros.hpp>
@@ -356,4 +357,27 @@ TEST_CASE("a Gradescope export declares its outputs plain text, so that a compil
   }
   CHECK(gs["tests"][2]["name"] == "lab2 copy");
   CHECK_THAT(gs["tests"][2]["output"].get<std::string>(), ContainsSubstring("first failure: " + why));
+}
+
+TEST_CASE("a Gradescope test is passed only at full marks: an ok exercise short of them is failed",
+          "[grader][export]") {
+  const TempDir dir;
+  std::string ms, status;
+  double points = 0;
+  SECTION("at the log midpoint between the baseline and full marks: 7 of 10") {
+    std::tie(ms, points, status) = std::tuple{"3.3166247903554", 7.0, "failed"};
+  }
+  SECTION("at full marks") { std::tie(ms, points, status) = std::tuple{"1.0", 10.0, "passed"}; }
+  CAPTURE(ms);
+  const auto run = run_grade(dir, {"lab1", "--exercise", "copy"}, {{"FAKE_LAB_STUDENT_MS", ms}});
+  INFO(run.process.out << run.process.err);
+  REQUIRE(run.results.is_object());
+  const auto& copy = grader_test::exercise(run.results, "copy");
+  REQUIRE(copy["status"] == "ok");  // every test passed: the points short of full are performance points
+  REQUIRE_THAT(copy["score"].get<double>(), WithinAbs(points, 1e-6));
+  const auto gs = grader::gradescope_results(grader::read_gradebook(run.results).students.at(0));
+  REQUIRE(gs["tests"].size() == 1);
+  CHECK(gs["tests"][0]["status"] == status);
+  CHECK_THAT(gs["tests"][0]["score"].get<double>(), WithinAbs(points, 1e-6));
+  CHECK_THAT(gs["tests"][0]["output"].get<std::string>(), ContainsSubstring("status: ok"));
 }
