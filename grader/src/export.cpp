@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 Status status_from(const std::string& text) {
-  for (int i = 0; i <= static_cast<int>(Status::kInvalidRun); ++i)
+  for (int i = 0; i <= static_cast<int>(Status::kRace); ++i)  // kRace: the last of the enum
     if (to_string(static_cast<Status>(i)) == text) return static_cast<Status>(i);
   throw ExportError(fmt::format("unknown exercise status '{}'", text));
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <fmt/format.h>
@@ -380,4 +381,22 @@ TEST_CASE("a Gradescope test is passed only at full marks: an ok exercise short 
   CHECK(gs["tests"][0]["status"] == status);
   CHECK_THAT(gs["tests"][0]["score"].get<double>(), WithinAbs(points, 1e-6));
   CHECK_THAT(gs["tests"][0]["output"].get<std::string>(), ContainsSubstring("status: ok"));
+}
+
+TEST_CASE("an exercise the sanitizer flagged exports in every format", "[grader][export]") {
+  const TempDir dir;
+  auto results = graded(dir, "good", "results.json");
+  const auto status = GENERATE(as<std::string>{}, "memory-error", "race");
+  CAPTURE(status);
+  auto& copy = results["runs"][0]["labs"][0]["exercises"][0];
+  copy["status"] = status;
+  copy["message"] = "memcheck: Invalid __global__ write of size 4 bytes";
+  write_text(dir.path / "flagged.json", results.dump());
+  for (const char* format : {"gradescope", "junit", "csv"}) {
+    CAPTURE(format);
+    const auto run = export_command(dir, {(dir.path / "flagged.json").string(), "--format", format});
+    INFO(run.err);
+    CHECK(run.exit_code == 0);
+    CHECK_THAT(run.out, ContainsSubstring(format == std::string("csv") ? "student,lab1," : status));
+  }
 }
