@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -234,6 +235,24 @@ std::optional<int> prepare(const Cli& cli, const std::vector<LabEntry>& all_labs
     for (const auto& l : setup.labs) labs.push_back(l.lab);
     setup.single_lab = labs.size() == 1;
     students = find_students(cli.submissions, labs, cli.student);
+    // `all`: the labs some student of the class (every shard's, before sharding) handed in. A class early in its
+    // term has not handed in the later labs: grading them would give every student a row and an error per lab.
+    if (cli.labs == "all") {
+      std::vector<LabSetup> handed_in;
+      std::vector<std::string> left_out;
+      for (auto& l : setup.labs) {
+        const bool any = std::any_of(students.begin(), students.end(),
+                                     [&](const StudentFiles& s) { return s.files.count(l.lab->number) != 0; });
+        if (any) handed_in.push_back(std::move(l));
+        else left_out.push_back(fmt::format("lab{}", l.lab->number));
+      }
+      if (!handed_in.empty()) {  // nobody handed in anything: every lab, each a "no submission" for everyone
+        setup.labs = std::move(handed_in);
+        if (!left_out.empty())
+          fmt::print(stderr, "grade batch: no student handed in {}: not graded (name a lab in --labs to grade it "
+                             "anyway)\n", fmt::join(left_out, ", "));
+      }
+    }
     if (!cli.shard.empty()) {
       const auto [index, count] = parse_shard(cli.shard);
       students = shard(students, index, count);

@@ -68,6 +68,7 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
   bool any_graded = false;
   std::vector<LabToGrade> labs;
   std::vector<std::string> unbuilt;  // per lab: why it was not built, or empty
+  json builds = json::array();       // per lab: how its build went, for the summary and the exports to count
   for (const auto& lab : setup.labs) {
     const int number = lab.lab->number;
     json entry;
@@ -80,6 +81,7 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
     options.check_timeout_s = setup.check_timeout_s;
     options.time_timeout_s = setup.time_timeout_s;
     options.sanitizer = setup.sanitizer;
+    builds.push_back({{"lab", number}, {"outcome", entry.at("outcome")}, {"message", entry.at("message")}});
     if (entry.at("outcome") == "built") {
       options.bin_dir = entry.at("bin_dir").get<std::string>();
       if (report.machine.is_null()) {
@@ -98,6 +100,7 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
   }
   // Every lab's checks at once, then each lab's timed runs (grade_labs()).
   for (LabResult& result : grade_labs(labs, {})) {
+    builds[record.labs.size()]["max_score"] = result.max_score();  // a lab not built still has its points possible
     const std::string& why = unbuilt[record.labs.size()];
     if (!why.empty()) {
       result.message = why;
@@ -119,6 +122,7 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
     file["student"] = student.name;
     file["error"] = error;
   }
+  file["builds"] = std::move(builds);
   write_atomically(setup.results / "students" / (student.name + ".json"), file);
   std::error_code ignored;
   if (!setup.keep_work) fs::remove_all(work, ignored);

@@ -15,7 +15,7 @@ namespace {
 using nlohmann::json;
 
 Status status_from(const std::string& text) {
-  for (int i = 0; i <= static_cast<int>(Status::kInvalidRun); ++i)
+  for (int i = 0; i <= static_cast<int>(Status::kRace); ++i)  // kRace: the last of the enum
     if (to_string(static_cast<Status>(i)) == text) return static_cast<Status>(i);
   throw ExportError(fmt::format("unknown exercise status '{}'", text));
 }
@@ -147,6 +147,41 @@ LabResult lab_from_json(const json& j) {
   }
 }
 
+std::vector<LabBuild> builds_from_json(const json& row) {
+  std::vector<LabBuild> builds;
+  const auto it = row.find("builds");
+  if (it == row.end() || it->is_null()) return builds;
+  if (!it->is_array()) throw ExportError("\"builds\" is not an array");
+  try {
+    for (const auto& b : *it) {
+      LabBuild build;
+      build.lab = b.at("lab").get<int>();
+      build.outcome = b.at("outcome").get<std::string>();
+      build.message = string_or_empty(b, "message");
+      build.max_score = number_or_empty(b, "max_score");
+      builds.push_back(std::move(build));
+    }
+  } catch (const json::exception& e) {
+    throw ExportError(fmt::format("a build of the class row: {}", e.what()));
+  }
+  return builds;
+}
+
+const LabBuild* StudentGrades::build_of(int number) const {
+  for (const auto& b : builds)
+    if (b.lab == number) return &b;
+  return nullptr;
+}
+
+bool StudentGrades::missing(int number) const {
+  if (const auto* b = build_of(number)) return b->missing();
+  if (!builds.empty()) return false;
+  // A record of an older batch: its unbuilt lab's message, compared whole.
+  for (const auto& lab : labs)
+    if (lab.number == number) return !lab.built && lab.message == "no submission";
+  return false;
+}
+
 Gradebook read_gradebook(const json& file, const std::string& student) {
   Gradebook book;
   try {
@@ -165,12 +200,17 @@ Gradebook read_gradebook(const json& file, const std::string& student) {
       StudentGrades s;
       try {
         const auto& results = entry.at("results");
-        s = results.is_null() ? StudentGrades{name, false, {}, ""} : student_from(results, name);
+        s = results.is_null() ? StudentGrades{name, false, {}, "", {}} : student_from(results, name);
       } catch (const std::exception& e) {
         throw ExportError(fmt::format("student '{}': {}", name, e.what()));
       }
       s.error = string_or_empty(entry, "error");
       if (!s.has_results && s.error.empty()) s.error = "no results";
+      try {
+        s.builds = builds_from_json(entry);
+      } catch (const std::exception& e) {
+        throw ExportError(fmt::format("student '{}': {}", name, e.what()));
+      }
       book.students.push_back(std::move(s));
     }
   } catch (const json::exception& e) {
@@ -211,6 +251,19 @@ std::string csv_field(std::string_view text, bool text_cell) {
   std::string quoted = "\"";
   for (char c : field) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
+}
+
+std::string capped(std::string_view text, std::size_t max) {
+  // Code points start at every byte that is not a UTF-8 continuation byte (10xxxxxx).
+  const auto starts = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; };
+  std::size_t points = 0, keep = text.size();
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!starts(text[i])) continue;
+    if (points == (max >= 3 ? max - 3 : 0)) keep = i;  // where the kept text ends if it has to be cut
+    ++points;
+  }
+  if (points <= max) return std::string(text);
+  return std::string(text.substr(0, keep)) + std::string("...").substr(0, std::min<std::size_t>(max, 3));
 }
 
 std::string file_name_for(std::string_view student) {

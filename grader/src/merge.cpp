@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -60,31 +61,40 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// What kind of failure each "; "-separated part of an error is ("lab3: compile error: ..." -> "compile error").
-std::vector<std::string> failure_kinds(const std::string& error) {
-  std::vector<std::string> kinds;
-  std::size_t start = 0;
-  while (start <= error.size()) {
-    const auto end = std::min(error.find("; ", start), error.size());
-    std::string part = error.substr(start, end - start);
-    if (part.rfind("lab", 0) == 0 && part.find(": ") != std::string::npos) part = part.substr(part.find(": ") + 2);
-    std::string kind = "not graded";
-    for (const char* known : {"no submission", "compile error", "refused", "link error"})
-      if (part.rfind(known, 0) == 0) kind = known;
-    kinds.push_back(kind);
-    start = end + 2;
-  }
-  return kinds;
+// The kinds of build failure, as a batch records them in a student's "builds" (batch_worker.cpp).
+constexpr const char* kNoSubmission = "no submission";
+constexpr const char* kBuildFailures[] = {kNoSubmission, "compile error", "refused", "link error"};
+
+// A lab that was not built, in a record of an older batch (no "builds"): the kind its own message starts with (each
+// unbuilt lab carries exactly one message), "not graded" when it starts with none of them.
+std::string legacy_kind(const std::string& message) {
+  for (const char* kind : kBuildFailures)
+    if (message.rfind(kind, 0) == 0) return kind;
+  return "not graded";
 }
+
+std::string text_or_empty(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// One lab's line of the summary's table: the graded students' scores and how many were not built, by kind.
+struct LabLine {
+  std::vector<double> scores;
+  std::optional<double> max_score;
+  std::map<std::string, int> not_built;
+};
 
 }  // namespace
 
 json class_row(const json& file) {
   json row = {{"student", file.at("student")}, {"results", nullptr}, {"error", file.value("error", json(nullptr))}};
+  if (file.contains("builds")) row["builds"] = file.at("builds");
   if (file.contains("runs")) {
     json results = file;
     results.erase("student");
     results.erase("error");
+    results.erase("builds");
     row["results"] = std::move(results);
   }
   return row;
@@ -110,37 +120,51 @@ json merge_class(const std::vector<fs::path>& inputs, const std::string& date, c
 }
 
 std::string format_summary(const json& class_file, int graded_now, std::chrono::duration<double> elapsed) {
-  std::map<int, std::vector<double>> scores;
-  std::map<int, double> max_scores;
-  std::map<std::string, int> failures;  // kind of failure -> count
+  std::map<int, LabLine> table;
+  std::map<std::string, int> failures;  // kind of failure -> count of (student, lab)
   std::vector<std::string> lines;
   int no_results = 0;
   for (const json& row : class_file.at("students")) {
     const auto student = row.at("student").get<std::string>();
-    if (row.at("results").is_null()) {
-      ++no_results;
-      const auto error = row.value("error", json("")).is_string() ? row.at("error").get<std::string>() : "";
-      for (const auto& kind : failure_kinds(error)) ++failures[kind];
-      if (error.find("no submission") == std::string::npos || error.find(';') != std::string::npos)
-        lines.push_back(fmt::format("  {}: {}", student, error));
-      continue;
-    }
-    for (const json& lab : row.at("results").at("runs").at(0).at("labs")) {
-      const int number = lab.at("lab").get<int>();
-      const auto message = lab.value("message", "");
-      if (!lab.value("built", true)) {
-        const auto kind = failure_kinds(message).front();
-        ++failures[kind];
-        if (kind != "no submission") lines.push_back(fmt::format("  {}: lab{} {}", student, number, message));
-        continue;
+    const json& results = row.at("results");
+    if (!results.is_object()) ++no_results;
+    // Each lab not built and why, from the record's fields: its builds, else (an older batch) its unbuilt labs.
+    std::map<int, std::pair<std::string, std::string>> unbuilt;  // lab -> kind, message
+    if (const auto builds = row.find("builds"); builds != row.end() && builds->is_array()) {
+      for (const json& b : *builds) {
+        const int lab = b.at("lab").get<int>();
+        auto& line = table[lab];
+        if (b.contains("max_score") && b.at("max_score").is_number()) line.max_score = b.at("max_score").get<double>();
+        const auto outcome = b.at("outcome").get<std::string>();
+        if (outcome != "built") unbuilt[lab] = {outcome, text_or_empty(b, "message")};
       }
-      scores[number].push_back(lab.at("score").get<double>());
-      max_scores[number] = lab.at("max_score").get<double>();
+    } else if (results.is_object()) {
+      for (const json& lab : results.at("runs").at(0).at("labs"))
+        if (!lab.value("built", true)) unbuilt[lab.at("lab").get<int>()] = {legacy_kind(lab.value("message", "")),
+                                                                           lab.value("message", "")};
+    } else {  // an older batch's record of a student with nothing built: which labs, and why, it does not say
+      ++failures["not graded"];
+      lines.push_back(fmt::format("  {}: {}", student, text_or_empty(row, "error")));
+    }
+    for (const auto& [lab, why] : unbuilt) {
+      const auto& [kind, message] = why;
+      ++failures[kind];
+      ++table[lab].not_built[kind];
+      // A lab not handed in is counted, not listed: a batch of several labs would list it for most students.
+      if (kind != kNoSubmission) lines.push_back(fmt::format("  {}: lab{}: {}", student, lab, message));
+    }
+    if (!results.is_object()) continue;
+    for (const json& lab : results.at("runs").at(0).at("labs")) {
+      const int number = lab.at("lab").get<int>();
+      auto& line = table[number];
+      line.max_score = lab.at("max_score").get<double>();
+      if (!lab.value("built", true)) continue;
+      line.scores.push_back(lab.at("score").get<double>());
       for (const json& x : lab.at("exercises")) {
         const auto status = x.at("status").get<std::string>();
         if (status == "crash" || status == "timeout" || status == "cuda-error" || status == "bad-output") {
           ++failures["crashed"];
-          lines.push_back(fmt::format("  {}: lab{} {} {}: {}", student, number, x.at("name").get<std::string>(),
+          lines.push_back(fmt::format("  {}: lab{}: {} {}: {}", student, number, x.at("name").get<std::string>(),
                                       status, x.value("message", "")));
         }
       }
@@ -148,13 +172,21 @@ std::string format_summary(const json& class_file, int graded_now, std::chrono::
   }
   std::string out = fmt::format("class summary: {} students, {} with results\n", class_file.at("students").size(),
                                 class_file.at("students").size() - static_cast<std::size_t>(no_results));
-  out += fmt::format("  {:<6} {:>6} {:>8} {:>8} {:>8} {:>8}\n", "lab", "count", "min", "median", "max", "of");
-  for (const auto& [lab, v] : scores)
-    out += fmt::format("  lab{:<3} {:>6} {:>8.2f} {:>8.2f} {:>8.2f} {:>8g}\n", lab, v.size(),
-                       *std::min_element(v.begin(), v.end()), median(v), *std::max_element(v.begin(), v.end()),
-                       max_scores[lab]);
+  // Per lab: the graded students' scores, then the students it was not built for, by why (docs/batch.md).
+  out += fmt::format("  {:<6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}\n", "lab", "graded", "min",
+                     "median", "max", "of", "refused", "compile", "link", "missing");
+  for (auto& [lab, line] : table) {
+    auto& v = line.scores;
+    const auto number = [&](double x) { return fmt::format("{:.2f}", x); };
+    out += fmt::format("  lab{:<3} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}\n", lab, v.size(),
+                       v.empty() ? "-" : number(*std::min_element(v.begin(), v.end())),
+                       v.empty() ? "-" : number(median(v)),
+                       v.empty() ? "-" : number(*std::max_element(v.begin(), v.end())),
+                       line.max_score ? fmt::format("{:g}", *line.max_score) : "-", line.not_built["refused"],
+                       line.not_built["compile error"], line.not_built["link error"], line.not_built[kNoSubmission]);
+  }
   out += fmt::format("failures: no submission {}, compile errors {}, refused {}, link errors {}, crashed or hung {}{}\n",
-                     failures["no submission"], failures["compile error"], failures["refused"], failures["link error"],
+                     failures[kNoSubmission], failures["compile error"], failures["refused"], failures["link error"],
                      failures["crashed"], failures["not graded"] > 0 ? fmt::format(", not graded {}",
                                                                                  failures["not graded"]) : "");
   for (const auto& line : lines) out += line + "\n";

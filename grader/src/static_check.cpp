@@ -195,6 +195,19 @@ bool inside(std::string_view path, std::string_view dir) {
          (dir.ends_with('/') || path[dir.size()] == '/');
 }
 
+// The library a refused symbol belongs to, as the refusal names it: a C++ library's namespace ("cub"), else the
+// prefix of the "libraries" pattern its entity matches ("cublasSgemm_v2": "cublas*" gives cublas).
+std::string library_of(std::string_view name) {
+  if (auto scope = first_scope(name); !scope.empty()) return scope;
+  const std::string entity = name.starts_with("_Z") ? entity_of(demangle(name)) : std::string(name);
+  for (const auto& family : tables::denied_symbols()) {
+    if (family.rule != "libraries") continue;
+    for (std::string_view pattern : family.patterns)
+      if (glob_match(pattern, entity)) return std::string(pattern.substr(0, pattern.find('*')));
+  }
+  return entity;  // a library the tables do not name: the entity itself, never an empty name
+}
+
 }  // namespace
 
 std::vector<Finding> check_symbols(const std::vector<Symbol>& symbols, const Context& context) {
@@ -204,9 +217,9 @@ std::vector<Finding> check_symbols(const std::vector<Symbol>& symbols, const Con
     auto f = s.defined() ? check_definition(s, context) : check_use(s, context);
     if (!f) continue;
     if (f->rule == "libraries") {
-      const auto scope = first_scope(s.name);
-      if (!libraries.insert(scope).second) continue;
-      f->what = fmt::format("uses {} ({} '{}')", scope, s.defined() ? "defines" : "calls",
+      const auto library = library_of(s.name);
+      if (!libraries.insert(library).second) continue;
+      f->what = fmt::format("uses {} ({} '{}')", library, s.defined() ? "defines" : "calls",
                             readable(entity_of(demangle(s.name))));
     }
     add_unique(findings, std::move(*f));

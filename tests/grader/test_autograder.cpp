@@ -77,6 +77,7 @@ void check_zero_with(const json& results, const std::string& message) {
   CHECK(results["score"] == 0);
   CHECK(results["tests"].empty());
   CHECK_THAT(results["output"].get<std::string>(), ContainsSubstring(message));
+  CHECK(results["output_format"] == "text");  // Gradescope's HTML default would drop a compiler's <...>
 }
 
 }  // namespace
@@ -93,6 +94,7 @@ TEST_CASE("run_autograder builds the submitted lab file, grades it and writes Gr
   check_gradescope_schema(results);
   CHECK(results["score"].get<double>() > 10);  // copy full marks, gemm's correctness points in part
   CHECK(results["score"].get<double>() < 20);
+  CHECK(results["output_format"] == "text");
   REQUIRE(results["tests"].size() == 2);
   CHECK(results["tests"][0]["name"] == "lab1 copy");
   CHECK(results["tests"][0]["status"] == "passed");
@@ -156,6 +158,12 @@ TEST_CASE("the assignment's labs must all be submitted, and only once each", "[g
     // The folder's quote and backslash reach the student intact through run_autograder's own JSON.
     check_zero_with(results, "two files named lab1.cu in the submission");
     CHECK_THAT(results["output"].get<std::string>(), ContainsSubstring("old \"try\" \\ 2/lab1.cu"));
+  }
+  SECTION("two files claim the same lab, one in a folder whose name reads like an HTML tag") {
+    write_text(root.submission() / "std::vector<int, std::allocator<int>>" / "lab1.cu", "// lab 1 again\n");
+    const auto [results, process] = root.run();
+    INFO(process.out << process.err);
+    check_zero_with(results, "std::vector<int, std::allocator<int>>/lab1.cu");
   }
 }
 

@@ -37,6 +37,7 @@ struct FakeClass {
   fs::path recipes = dir.path / "recipes";
   fs::path results = dir.path / "results";
   fs::path call_log = dir.path / "calls.log";
+  fs::path labs_dir = FAKE_LABS_DIR;
 
   explicit FakeClass(const std::string& compile_delay = "0") {
     fs::create_directories(submissions);
@@ -51,16 +52,31 @@ struct FakeClass {
         {"compile", {"/bin/sh", "-c",
                      "sleep " + compile_delay + "; if grep -q SYNTAX_ERROR \"$1\"; then echo \"$1:3: error: expected "
                      "';' before '}' token\" >&2; exit 1; fi; cp \"$1\" \"$2\"", "sh", "{source}", "{object}"}},
+        // As the real check words it (static_check.cpp format_finding()): "; " inside, which a reader of the
+        // batch's joined errors must not take for the end of the failure.
         {"check", {"/bin/sh", "-c", "if grep -q FORBIDDEN \"$1\"; then echo \"student.cu: refused: calls "
-                   "'cudaStreamCreate' (rule 'streams')\" >&2; exit 1; fi", "sh", "{source}", "{object}"}},
+                   "'cudaStreamCreate' (rule 'streams': lab 01 allows no streams of your own; see "
+                   "labs/01_fake/README.md#rules)\" >&2; exit 1; fi", "sh", "{source}", "{object}"}},
         {"link", {"/bin/cp", "{object}", "{output}"}}};
     write_text(recipes / "lab1.json", recipe.dump(2));
+  }
+
+  // A second lab in the course, 02_more, with its recipe: the fake lab's manifest and build again.
+  void add_lab2() {
+    labs_dir = dir.path / "labs";
+    fs::create_directories(labs_dir);
+    fs::copy(fs::path(FAKE_LABS_DIR) / "01_fake", labs_dir / "01_fake");
+    fs::copy(fs::path(FAKE_LABS_DIR) / "01_fake", labs_dir / "02_more");
+    json recipe = json::parse(read_text(recipes / "lab1.json"));
+    recipe["lab"] = 2;
+    recipe["id"] = "02_more";
+    write_text(recipes / "lab2.json", recipe.dump(2));
   }
 
   void student(const std::string& path, const std::string& text) { write_text(submissions / path, text + "\n"); }
 
   std::vector<std::string> args(std::vector<std::string> extra = {}, std::optional<fs::path> into = {}) const {
-    std::vector<std::string> a = {GRADE_EXE, "batch", submissions.string(), "--labs-dir", FAKE_LABS_DIR,
+    std::vector<std::string> a = {GRADE_EXE, "batch", submissions.string(), "--labs-dir", labs_dir.string(),
                                   "--recipes", recipes.string(), "--results", into.value_or(results).string(),
                                   "--check-timeout",
                                   "2", "--time-timeout", "5", "--commit", "abc1234"};
@@ -176,16 +192,56 @@ TEST_CASE("a recipe without a link command is refused with the file's name", "[b
   CHECK_THROWS_WITH(batch::load_recipe(dir.path / "none.json"), ContainsSubstring("cannot read the build recipe"));
 }
 
+// A class file's row as `grade batch` writes it for a student with nothing built: no results, the joined error and
+// each lab's build.
+json unbuilt_row(const std::string& student, std::vector<std::pair<std::string, std::string>> builds) {
+  json b = json::array(), error;
+  int lab = 0;
+  for (const auto& [outcome, message] : builds) {
+    b.push_back({{"lab", ++lab}, {"outcome", outcome}, {"message", message}, {"max_score", 20.0}});
+    error = (error.is_null() ? "" : error.get<std::string>() + "; ") + fmt::format("lab{}: {}", lab, message);
+  }
+  return {{"student", student}, {"results", nullptr}, {"error", error}, {"builds", b}};
+}
+
 TEST_CASE("the summary counts each lab's failure of a student graded on several labs", "[batch]") {
-  const json class_file = {{"students", {{{"student", "ann"}, {"results", nullptr},
-                                          {"error", "lab1: compile error: a.cu(1): error: x; lab3: no submission"}},
-                                         {{"student", "ben"}, {"results", nullptr}, {"error", "no submission"}}}}};
+  const std::string refusal = "refused: student.cu: refused: calls 'cudaStreamCreate' (rule 'streams': lab 01 allows "
+                              "no streams of your own; see labs/01_coalescing/README.md#rules)";
+  const json class_file = {{"students", {unbuilt_row("ann", {{"compile error", "compile error: a.cu(1): error: x"},
+                                                             {"no submission", "no submission"},
+                                                             {"no submission", "no submission"}}),
+                                         unbuilt_row("ben", {{"no submission", "no submission"},
+                                                             {"refused", refusal},
+                                                             {"link error", "link error: undefined reference"}})}}};
   const auto text = batch::format_summary(class_file, 2, std::chrono::seconds(36));
   CHECK_THAT(text, ContainsSubstring("2 students, 0 with results"));
-  CHECK_THAT(text, ContainsSubstring("no submission 2, compile errors 1, refused 0"));
-  CHECK_THAT(text, ContainsSubstring("ann: lab1: compile error: a.cu(1): error: x; lab3: no submission"));
-  CHECK_THAT(text, !ContainsSubstring("ben:"));
+  // From the records' builds, never from their messages: the refusal's "; see ..." is no failure of its own.
+  CHECK_THAT(text,
+             ContainsSubstring("no submission 3, compile errors 1, refused 1, link errors 1, crashed or hung 0\n"));
+  CHECK_THAT(text, ContainsSubstring("  ann: lab1: compile error: a.cu(1): error: x\n"));
+  CHECK_THAT(text, ContainsSubstring("  ben: lab2: " + refusal + "\n"));
+  CHECK_THAT(text, ContainsSubstring("  ben: lab3: link error: undefined reference\n"));
+  CHECK_THAT(text, !ContainsSubstring("no submission\n"));  // a lab not handed in is counted, not listed
+  CHECK_THAT(text, !ContainsSubstring("not graded"));
+  // Every lab has its row, graded or not, with who was refused, did not compile or link, or handed nothing in.
+  CHECK_THAT(text, ContainsSubstring("  lab    graded      min   median      max       of  refused  compile     link "
+                                     " missing\n"));
+  CHECK_THAT(text, ContainsSubstring("  lab1        0        -        -        -       20        0        1        0 "
+                                     "       1\n"));
+  CHECK_THAT(text, ContainsSubstring("  lab2        0        -        -        -       20        1        0        0 "
+                                     "       1\n"));
+  CHECK_THAT(text, ContainsSubstring("  lab3        0        -        -        -       20        0        0        1 "
+                                     "       1\n"));
   CHECK_THAT(text, ContainsSubstring("2 students graded in 36.0 s: 200 students per hour"));
+
+  SECTION("a record of an older batch, without builds: one line with its error, split nowhere") {
+    const json old = {{"students", {{{"student", "cy"}, {"results", nullptr},
+                                     {"error", "lab1: " + refusal + "; lab3: no submission"}}}}};
+    const auto legacy = batch::format_summary(old, 1, std::chrono::seconds(1));
+    CHECK_THAT(legacy, ContainsSubstring("no submission 0, compile errors 0, refused 0, link errors 0, crashed or "
+                                         "hung 0, not graded 1\n"));
+    CHECK_THAT(legacy, ContainsSubstring("  cy: lab1: " + refusal + "; lab3: no submission\n"));
+  }
 }
 
 TEST_CASE("grade batch grades a class: a good student, a compile error, a refusal, a missing lab, a hang",
@@ -222,11 +278,22 @@ TEST_CASE("grade batch grades a class: a good student, a compile error, a refusa
   CHECK_FALSE(class_file.at("students").at(0).at("results").contains("student"));
   CHECK(class_file.at("students").at(1).at("results").is_null());
 
-  CHECK_THAT(r.out, ContainsSubstring("no submission 1, compile errors 1, refused 1, link errors 0, crashed or hung 1"));
+  CHECK_THAT(r.out,
+             ContainsSubstring("no submission 1, compile errors 1, refused 1, link errors 0, crashed or hung 1\n"));
+  CHECK_THAT(r.out, !ContainsSubstring("not graded"));  // the refusal's "; see labs/..." is not a failure of its own
+  CHECK_THAT(r.out, ContainsSubstring("  erin: lab1: refused: calls 'cudaStreamCreate' (rule 'streams': lab 01 allows "
+                                      "no streams of your own; see labs/01_fake/README.md#rules)\n"));
+  const json erin_builds = {{{"lab", 1}, {"outcome", "refused"}, {"max_score", 20.0},
+                             {"message", "refused: calls 'cudaStreamCreate' (rule 'streams': lab 01 allows no streams "
+                                         "of your own; see labs/01_fake/README.md#rules)"}}};
+  CHECK(c.student_file("erin").at("builds") == erin_builds);
+  CHECK(c.student_file("alice").at("builds").at(0).at("outcome") == "built");
+  CHECK(class_file.at("students").at(4).at("builds") == c.student_file("erin").at("builds"));
   const double dave_score = dave_lab.at("score").get<double>();
   CHECK(dave_score < 20);
-  CHECK_THAT(r.out, ContainsSubstring(fmt::format("lab1        2 {:>8.2f} {:>8.2f}    20.00       20", dave_score,
-                                                  (dave_score + 20) / 2)));
+  // The graded students' scores, then the students whose lab 1 was refused, did not compile or link, or was missing.
+  CHECK_THAT(r.out, ContainsSubstring(fmt::format("lab1        2 {:>8.2f} {:>8.2f}    20.00       20        1        1 "
+                                                  "       0        1\n", dave_score, (dave_score + 20) / 2)));
   CHECK_THAT(r.out, ContainsSubstring("students per hour"));
   // Only the students that built were graded, each once per exercise and command.
   const auto calls = c.calls();
@@ -234,6 +301,40 @@ TEST_CASE("grade batch grades a class: a good student, a compile error, a refusa
   CHECK(calls.count("bob") == 0);
   CHECK(calls.count("erin") == 0);
   CHECK_FALSE(fs::exists(c.results / "work" / "alice"));  // build folders go once the result is recorded
+}
+
+TEST_CASE("a class that handed in one lab of two is graded on that lab alone, unless --labs names the other",
+          "[batch][slow]") {
+  FakeClass c;
+  c.add_lab2();
+  c.student("alice/lab1.cu", "FAKE_LAB_MODE=good");
+  c.student("erin/lab1.cu", "FORBIDDEN");
+  SECTION("--labs all (the default): the labs someone handed in") {
+    const auto r = run(c.args(), c.env());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.err, ContainsSubstring("no student handed in lab2: not graded"));
+    CHECK_THAT(r.out, ContainsSubstring("labs: lab1;"));
+    CHECK(c.student_file("alice").at("runs").at(0).at("labs").size() == 1);
+    CHECK(c.student_file("alice").at("builds").size() == 1);
+    CHECK(c.student_file("alice").at("error").is_null());
+    CHECK_THAT(c.student_file("erin").at("error").get<std::string>(), !ContainsSubstring("lab2"));
+    CHECK_THAT(r.out, ContainsSubstring("no submission 0, compile errors 0, refused 1,"));
+    CHECK_THAT(r.out, !ContainsSubstring("lab2"));
+  }
+  SECTION("--labs lab1,lab2: lab 2 too, counted as not handed in, listed for nobody") {
+    const auto r = run(c.args({"--labs", "lab1,lab2"}), c.env());
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(c.student_file("alice").at("runs").at(0).at("labs").size() == 2);
+    CHECK(c.student_file("alice").at("error") == "lab2: no submission");
+    CHECK_THAT(r.out, ContainsSubstring("no submission 2, compile errors 0, refused 1,"));
+    CHECK_THAT(r.out, ContainsSubstring("  lab2        0        -        -        -       20        0        0 "
+                                        "       0        2\n"));
+    const auto summary = r.out.substr(r.out.find("class summary"));
+    CHECK_THAT(summary, ContainsSubstring("  erin: lab1: refused: calls 'cudaStreamCreate'"));
+    CHECK_THAT(summary, !ContainsSubstring("no submission\n"));
+  }
 }
 
 TEST_CASE("grade batch --sanitize runs compute-sanitizer on each student's build, and a finding is memory-error",

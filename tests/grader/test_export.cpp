@@ -4,9 +4,11 @@
 // xmllint (libxml2-utils) and python3 are test requirements (.ci/run installs them): a missing one fails, not skips.
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 #include <fmt/format.h>
@@ -66,12 +68,54 @@ json class_file(std::vector<std::pair<std::string, json>> results,
 
 const json& lab1(const json& results, std::size_t run = 0) { return results.at("runs").at(run).at("labs").at(0); }
 
+// A lab as `grade batch` records one it could not build (batch_worker.cpp): lab1's exercises at no-binary, no points,
+// `why` as the lab's and each exercise's message.
+json unbuilt_lab(const json& graded_lab, int number, const std::string& why) {
+  json lab = graded_lab;
+  lab["lab"] = number;
+  lab["built"] = false;
+  lab["message"] = why;
+  lab["score"] = 0.0;
+  for (auto& x : lab["exercises"]) {
+    x["status"] = "no-binary";
+    x["message"] = why;
+    for (const char* key : {"score", "correctness_points", "performance_points", "perf_fraction"}) x[key] = 0.0;
+    x["tests_passed"] = 0;
+  }
+  return lab;
+}
+
+// A class file's row as `grade batch` writes it, with its builds: {lab, outcome, message} (each lab worth 20 points).
+json batch_row(const std::string& name, json results, json error,
+               std::vector<std::tuple<int, std::string, std::string>> builds) {
+  json b = json::array();
+  for (auto& [lab, outcome, message] : builds)
+    b.push_back({{"lab", lab}, {"outcome", outcome}, {"message", message}, {"max_score", 20.0}});
+  return {{"student", name}, {"results", std::move(results)}, {"error", std::move(error)}, {"builds", std::move(b)}};
+}
+
+json class_of(json rows) {
+  return {{"schema", 1}, {"kind", "class"}, {"date", "2026-01-31T12:00:00Z"}, {"commit", "c0ffee0"},
+          {"students", std::move(rows)}};
+}
+
 std::string xpath(const fs::path& file, const std::string& expression) {
   const auto run = tool({"xmllint", "--xpath", expression, file.string()});
   INFO(run.err);
   CHECK(run.exit_code == 0);
   // xmllint ends what it prints with a newline (bookworm's 2.9.14); no value tested here ends with one.
   return !run.out.empty() && run.out.back() == '\n' ? run.out.substr(0, run.out.size() - 1) : run.out;
+}
+
+// A CSV file as python's csv module reads it: a list of rows of fields.
+json read_csv(const fs::path& csv) {
+  const auto read = tool({"python3", "-c",
+                          "import csv, json, sys\n"
+                          "print(json.dumps(list(csv.reader(open(sys.argv[1], newline='', encoding='utf-8')))))",
+                          csv.string()});
+  INFO(read.err << read_text(csv));
+  REQUIRE(read.exit_code == 0);
+  return json::parse(read.out);
 }
 
 }  // namespace
@@ -123,6 +167,8 @@ TEST_CASE("the Gradescope schema check rejects results Gradescope would not read
   SECTION("a score that is text") { broken["tests"][1]["score"] = "10"; }
   SECTION("a misspelt key") { broken["tests"][0]["max_scroe"] = 10; }
   SECTION("a test without its output") { broken["tests"][1].erase("output"); }
+  SECTION("an output Gradescope would render as HTML") { broken.erase("output_format"); }
+  SECTION("a test's output Gradescope would render as HTML") { broken["tests"][0].erase("output_format"); }
   CHECK_FALSE(schema_problems(broken, schema).empty());
 }
 
@@ -220,9 +266,11 @@ TEST_CASE("the CSV export reads back through python's csv module with every fiel
   const double a = lab1(alice)["score"].get<double>();
   const json expected = {
       {"student", "lab1", "lab2", "weighted_percent", "error"},
+      {"points possible", "20.00", "20.00", "100.00", ""},
       {"Smith, Alice \"Al\"", fmt::format("{:.2f}", a), "", fmt::format("{:.2f}", 100 * a / 20), ""},
       {"'=HYPERLINK(\"x\")", "", "20.00", "100.00", ""},  // a formula is shown, not evaluated
-      {"carol", "", "", "", error}};
+      // Nothing of carol's was built (a record without builds): 0 in every lab, the reason beside it.
+      {"carol", "0.00", "0.00", "0.00", error}};
   CHECK(json::parse(read.out) == expected);
 }
 
@@ -241,7 +289,8 @@ TEST_CASE("the last student run of a results file is exported", "[grader][export
                                 {"FAKE_LAB_COUNTER_FILE", (dir.path / "counter").string()}});
     REQUIRE(run.results["runs"].size() == 2);
     REQUIRE_THAT(lab1(run.results, 0)["score"].get<double>(), WithinAbs(10.0, 1e-9));
-    CHECK(csv_of(dir.path / "results.json") == "student,lab1,weighted_percent,error\r\nalice,7.00,70.00,\r\n");
+    CHECK(csv_of(dir.path / "results.json") ==
+          "student,lab1,weighted_percent,error\r\npoints possible,10.00,100.00,\r\nalice,7.00,70.00,\r\n");
   }
   SECTION("not a run of another implementation after it") {
     auto results = graded(dir, "wrong:gemm", "alice.json");
@@ -251,8 +300,8 @@ TEST_CASE("the last student run of a results file is exported", "[grader][export
     write_text(dir.path / "both.json", results.dump());
     const double score = lab1(results)["score"].get<double>();
     REQUIRE(score < 20);
-    CHECK(csv_of(dir.path / "both.json") ==
-          fmt::format("student,lab1,weighted_percent,error\r\nalice,{:.2f},{:.2f},\r\n", score, 5 * score));
+    CHECK(csv_of(dir.path / "both.json") == fmt::format("student,lab1,weighted_percent,error\r\npoints possible,20.00,"
+                                                        "100.00,\r\nalice,{:.2f},{:.2f},\r\n", score, 5 * score));
   }
 }
 
@@ -310,4 +359,152 @@ TEST_CASE("XML and CSV escaping keep any text intact and harmless", "[grader][ex
   CHECK(grader::file_name_for("a/b c") == "a_b_c");
   CHECK(grader::file_name_for("..") == "_..");
   CHECK(grader::file_name_for("") == "_");
+}
+
+TEST_CASE("a Gradescope export declares its outputs plain text, so that a compiler's <...> reaches the student",
+          "[grader][export]") {
+  const TempDir dir;
+  auto alice = graded(dir, "wrong:gemm", "alice.json");
+  const std::string why = "compile error: lab2.cu(7): error: no suitable conversion function from "
+                          "\"std::vector<int, std::allocator<int>>\" to \"float *\" exists";
+  alice["runs"][0]["labs"].push_back(unbuilt_lab(lab1(alice), 2, why));
+  write_text(dir.path / "alice.json", alice.dump());
+  const auto out = dir.path / "results.json";
+  const auto run = export_command(dir, {(dir.path / "alice.json").string(), "--format", "gradescope", "--output",
+                                        out.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto gs = json::parse(read_text(out));
+  CHECK(grader_test::schema_problems(gs, json::parse(read_text(kData / "gradescope-results.schema.json"))).empty());
+  // Gradescope's default is HTML, where "<int, std::allocator<int>>" is an unknown tag and vanishes.
+  CHECK(gs["output_format"] == "text");
+  CHECK_THAT(gs["output"].get<std::string>(), ContainsSubstring("(" + why + ")"));
+  REQUIRE(gs["tests"].size() == 4);
+  for (const auto& test : gs["tests"]) {
+    CAPTURE(test.dump());
+    CHECK(test["output_format"] == "text");
+  }
+  CHECK(gs["tests"][2]["name"] == "lab2 copy");
+  CHECK_THAT(gs["tests"][2]["output"].get<std::string>(), ContainsSubstring("first failure: " + why));
+}
+
+TEST_CASE("a Gradescope test is passed only at full marks: an ok exercise short of them is failed",
+          "[grader][export]") {
+  const TempDir dir;
+  std::string ms, status;
+  double points = 0;
+  SECTION("at the log midpoint between the baseline and full marks: 7 of 10") {
+    std::tie(ms, points, status) = std::tuple{"3.3166247903554", 7.0, "failed"};
+  }
+  SECTION("at full marks") { std::tie(ms, points, status) = std::tuple{"1.0", 10.0, "passed"}; }
+  CAPTURE(ms);
+  const auto run = run_grade(dir, {"lab1", "--exercise", "copy"}, {{"FAKE_LAB_STUDENT_MS", ms}});
+  INFO(run.process.out << run.process.err);
+  REQUIRE(run.results.is_object());
+  const auto& copy = grader_test::exercise(run.results, "copy");
+  REQUIRE(copy["status"] == "ok");  // every test passed: the points short of full are performance points
+  REQUIRE_THAT(copy["score"].get<double>(), WithinAbs(points, 1e-6));
+  const auto gs = grader::gradescope_results(grader::read_gradebook(run.results).students.at(0));
+  REQUIRE(gs["tests"].size() == 1);
+  CHECK(gs["tests"][0]["status"] == status);
+  CHECK_THAT(gs["tests"][0]["score"].get<double>(), WithinAbs(points, 1e-6));
+  CHECK_THAT(gs["tests"][0]["output"].get<std::string>(), ContainsSubstring("status: ok"));
+}
+
+TEST_CASE("an exercise the sanitizer flagged exports in every format", "[grader][export]") {
+  const TempDir dir;
+  auto results = graded(dir, "good", "results.json");
+  const auto status = GENERATE(as<std::string>{}, "memory-error", "race");
+  CAPTURE(status);
+  auto& copy = results["runs"][0]["labs"][0]["exercises"][0];
+  copy["status"] = status;
+  copy["message"] = "memcheck: Invalid __global__ write of size 4 bytes";
+  write_text(dir.path / "flagged.json", results.dump());
+  for (const char* format : {"gradescope", "junit", "csv"}) {
+    CAPTURE(format);
+    const auto run = export_command(dir, {(dir.path / "flagged.json").string(), "--format", format});
+    INFO(run.err);
+    CHECK(run.exit_code == 0);
+    CHECK_THAT(run.out, ContainsSubstring(format == std::string("csv") ? "student,lab1," : status));
+  }
+}
+
+TEST_CASE("the CSV export: a lab not built is 0 with its reason, a points possible row, long messages cut",
+          "[grader][export]") {
+  const TempDir dir;
+  auto alice = graded(dir, "good", "alice.json");
+  const std::string refused = "refused: student.cu: refused: calls 'cudaStreamCreate' (rule 'streams': lab 01 allows "
+                              "no streams of your own; see labs/01_fake/README.md#rules)";
+  alice["runs"][0]["labs"].push_back(unbuilt_lab(lab1(alice), 2, refused));
+  const std::string long_error = "compile error: student.cu(3): error: " + std::string(800, 'x');
+  const json book = class_of(
+      {batch_row("alice", alice, "lab2: " + refused, {{1, "built", ""}, {2, "refused", refused}}),
+       batch_row("erin", nullptr, "lab1: " + refused + "; lab2: no submission",
+                 {{1, "refused", refused}, {2, "no submission", "no submission"}}),
+       batch_row("frank", nullptr, long_error, {{1, "compile error", long_error}})});  // graded on lab 1 alone
+  write_text(dir.path / "class.json", book.dump());
+  const auto csv = dir.path / "class.csv";
+  const auto run = export_command(dir, {(dir.path / "class.json").string(), "--format", "csv", "--output",
+                                        csv.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  REQUIRE(grader::kCsvFieldMax == 500);
+  const json expected = {
+      {"student", "lab1", "lab2", "weighted_percent", "error"},
+      {"points possible", "20.00", "20.00", "100.00", ""},
+      {"alice", "20.00", "0.00", "50.00", "lab2: " + refused},
+      {"erin", "0.00", "0.00", "0.00", "lab1: " + refused + "; lab2: no submission"},
+      // Not graded on lab 2 at all: that cell stays empty. The message: 497 characters of it and "...".
+      {"frank", "0.00", "", "0.00", long_error.substr(0, 497) + "..."}};
+  CHECK(read_csv(csv) == expected);
+}
+
+TEST_CASE("a lab not handed in is a skipped test in the JUnit export, not a failure", "[grader][export]") {
+  const TempDir dir;
+  auto alice = graded(dir, "good", "alice.json");
+  alice["runs"][0]["labs"].push_back(unbuilt_lab(lab1(alice), 2, "no submission"));
+  auto carl = alice;  // the same record from an older batch: no builds, the lab's message says it
+  const std::string refused = "refused: student.cu: refused: calls 'cublasSgemm_v2' (rule 'libraries'; see "
+                              "labs/01_fake/README.md#rules)";
+  const json book = class_of(
+      {batch_row("alice", alice, "lab2: no submission", {{1, "built", ""}, {2, "no submission", "no submission"}}),
+       batch_row("bob", nullptr, "lab1: " + refused + "; lab2: no submission",
+                 {{1, "refused", refused}, {2, "no submission", "no submission"}}),
+       {{"student", "carl"}, {"results", carl}, {"error", "lab2: no submission"}}});
+  write_text(dir.path / "class.json", book.dump());
+  const auto xml = dir.path / "class.xml";
+  const auto run = export_command(dir, {(dir.path / "class.json").string(), "--format", "junit", "--output",
+                                        xml.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto valid = tool({"xmllint", "--noout", "--schema", (kData / "junit.xsd").string(), xml.string()});
+  INFO(valid.err << read_text(xml));
+  REQUIRE(valid.exit_code == 0);
+  for (const std::string student : {"alice", "carl"}) {
+    CAPTURE(student);
+    const auto suite = "//testsuite[@name='" + student + ".lab2']";
+    CHECK(xpath(xml, "string(" + suite + "/@skipped)") == "2");
+    CHECK(xpath(xml, "string(" + suite + "/@failures)") == "0");
+    CHECK(xpath(xml, "count(" + suite + "/testcase/skipped)") == "2");
+    CHECK(xpath(xml, "string(" + suite + "/testcase[@name='copy']/skipped/@message)") == "no submission");
+  }
+  // bob built nothing: a test case per lab, the refusal an error, the lab not handed in skipped.
+  CHECK(xpath(xml, "string(//testsuite[@name='bob.lab1']/testcase[@name='build']/error/@type)") == "refused");
+  CHECK(xpath(xml, "string(//testsuite[@name='bob.lab1']/testcase[@name='build']/error/@message)") == refused);
+  CHECK(xpath(xml, "count(//testsuite[@name='bob.lab2']/testcase[@name='build']/skipped)") == "1");
+  CHECK(xpath(xml, "string(/testsuites/@failures)") == "0");
+  CHECK(xpath(xml, "string(/testsuites/@errors)") == "1");
+  CHECK(xpath(xml, "count(//skipped)") == "5");
+  CHECK(xpath(xml, "string(/testsuites/@tests)") == "10");  // 2 + 2 exercises each for alice and carl, 2 builds
+}
+
+TEST_CASE("a CSV field is cut at its maximum with a visible ellipsis, never inside a character", "[grader][export]") {
+  CHECK(grader::capped("abc", 5) == "abc");
+  CHECK(grader::capped("abcde", 5) == "abcde");
+  CHECK(grader::capped("abcdef", 5) == "ab...");
+  CHECK(grader::capped(std::string(500, 'a')) == std::string(500, 'a'));
+  CHECK(grader::capped(std::string(501, 'a')) == std::string(497, 'a') + "...");
+  // Five code points of two bytes each: cut to one and the ellipsis, not into the second's bytes.
+  CHECK(grader::capped("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 4) == "\xc3\xa9...");
+  CHECK(grader::capped("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 4) == "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
 }

@@ -385,6 +385,17 @@ TEST_CASE("a library is reported once, however many of its symbols the file hold
   CHECK_THAT(findings[1].what, ContainsSubstring("uses cub"));
 }
 
+TEST_CASE("a C library's refusal names the library, once per library", "[grader][static_check]") {
+  const auto findings = check_symbols(
+      {use("cublasCreate_v2"), use("cublasSetStream_v2"), use("cufftExecC2C"), use("cudnnCreate")}, lab01());
+  REQUIRE(rules(findings) == Rules{"libraries", "libraries", "libraries"});
+  CHECK(findings[0].what == "uses cublas (calls 'cublasCreate_v2')");
+  CHECK(findings[1].what == "uses cufft (calls 'cufftExecC2C')");
+  CHECK(findings[2].what == "uses cudnn (calls 'cudnnCreate')");
+  CHECK_THAT(format_finding(findings[0], lab01(), "student.cu"),
+             ContainsSubstring("student.cu: refused: uses cublas (calls 'cublasCreate_v2') (rule 'libraries'"));
+}
+
 TEST_CASE("host code: system-call instructions, the registry outside REGISTER_LAUNCHER, and real exits are refused",
           "[grader][static_check]") {
   const HostFunction registrar{"_ZN7harness17LauncherRegistrarIPFvPKfPflfP11CUstream_stEEC2EPKcSA_S7_.cold",

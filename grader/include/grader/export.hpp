@@ -3,10 +3,12 @@
 /// @brief Gradebook exports of grade results (`grade export`): Gradescope's results.json, JUnit XML and CSV.
 ///
 /// Input is either one grade results file (schema 1, one student) or a class file written by `grade batch` /
-/// `grade merge`: {"schema": 1, "kind": "class", "date", "commit", "students": [{"student", "results", "error"}]},
-/// where "results" is a grade results file or null and "error" is null or why there are no results
-/// ("compile error: ..."). docs/exports.md describes every format.
+/// `grade merge`: {"schema": 1, "kind": "class", "date", "commit", "students": [{"student", "results", "error",
+/// "builds"}]}, where "results" is a grade results file or null, "error" is null or why there are no results
+/// ("compile error: ..."), and "builds" (absent in files of older batches) says per lab how its build went.
+/// docs/exports.md describes every format.
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -24,12 +26,34 @@ class ExportError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// How `grade batch` built one lab of a student: an entry of a class row's "builds" (docs/batch.md).
+struct LabBuild {
+  int lab = 0;
+  std::string outcome;  ///< "built", "no submission", "compile error", "refused" or "link error"
+  std::string message;  ///< why it was not built ("refused: ..."), else empty
+  std::optional<double> max_score;  ///< the lab's points possible, where the record gives them
+
+  bool built() const { return outcome == "built"; }
+  bool missing() const { return outcome == "no submission"; }
+};
+
+/// The builds of a class row ("builds": [{"lab", "outcome", "message", "max_score"}]); empty where the row has none
+/// (a results file, a class file of an older batch). Throws ExportError for a malformed entry.
+std::vector<LabBuild> builds_from_json(const nlohmann::json& row);
+
 /// One student's graded labs, or why there are none.
 struct StudentGrades {
   std::string student;
   bool has_results = false;     ///< false: no results (a compile error, a failed batch run): see `error`
   std::vector<LabResult> labs;  ///< the labs of the run exported (see read_gradebook)
   std::string error;            ///< the class file's "error", else empty
+  std::vector<LabBuild> builds; ///< the class row's "builds", else empty
+
+  /// The build of lab `number` where the row records one, else nullptr.
+  const LabBuild* build_of(int number) const;
+  /// Whether lab `number` was not handed in: its build says "no submission" or, in a record without builds, its
+  /// lab was not built and its message is exactly "no submission" (what `grade batch` writes).
+  bool missing(int number) const;
 };
 
 /// Everything an export writes: one student (a results file) or a class.
@@ -49,11 +73,20 @@ LabResult lab_from_json(const nlohmann::json& lab);
 /// Gradescope's autograder results.json for one student: top-level score, one test per exercise ("lab1 scale").
 nlohmann::json gradescope_results(const StudentGrades& student);
 
-/// JUnit XML: a testsuite per student and lab, a testcase per exercise, a failure for every exercise not `ok`.
+/// JUnit XML: a testsuite per student and lab, a testcase per exercise, a failure for every exercise not `ok`, and
+/// a skipped test for every exercise of a lab the student did not hand in.
 std::string junit_xml(const Gradebook& book);
 
-/// CSV (RFC 4180, CRLF line ends): student, labN totals, weighted_percent, error; one row per student.
+/// CSV (RFC 4180, CRLF line ends): student, labN totals, weighted_percent, error; a "points possible" row, then one
+/// row per student. A lab that was not built (refused, compile error, no submission) is 0 with its reason in error.
 std::string csv_table(const Gradebook& book);
+
+/// The most characters (code points) a CSV text field holds; a longer one is cut and ends with "...".
+inline constexpr std::size_t kCsvFieldMax = 500;
+
+/// `text` cut to at most `max` code points, the last three of them "..." when it was cut; never inside a UTF-8
+/// sequence.
+std::string capped(std::string_view text, std::size_t max = kCsvFieldMax);
 
 /// `text` escaped for XML 1.0 text and attribute values; characters XML 1.0 cannot hold become U+FFFD.
 std::string xml_escape(std::string_view text);
