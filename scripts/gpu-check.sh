@@ -16,7 +16,9 @@
 # --sanitize`: fixtures-sanitized.txt and a JSON each), `class` (CLASS_STUDENTS students, default 3, each handing in
 # every lab's reference, graded by `grade batch`: class-rate.txt, with the steady-state rate, and class-ratios.txt,
 # the largest student/reference time ratios; CLASS_KILL_AFTER=S kills the batch with kill -9 after S seconds and
-# starts it again: class-resume.txt), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own,
+# starts it again: class-resume.txt), `scaling` (the same class on one GPU and on every GPU of the host, or
+# SCALING_GPUS, sanitized, SCALING_STUDENTS a GPU: scaling.txt with the rates, the scaling, each GPU's share and every
+# lab's largest reference-as-student ratio; scaling-gN.txt and .json), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own,
 # built with nvcc and run: NAME.json; then its profile.sh, if it has one: NAME.sass and the like), or `all`
 # (default). Every phase after `tests` uses the build directory that `tests` left, or makes one.
 # The phases exist because one command on the lent GPU machine may run 10 minutes at most, and the machine stays
@@ -255,18 +257,37 @@ grep -q '^MISMATCH' "$out/exploits-verdicts.txt" && status=1
 grep -c '^ok' "$out/exploits-verdicts.txt" | sed 's/$/ exploit files as expected/'
 fi
 
+# A class in DIR/submissions: N students, each handing in every built lab's reference.
+hand_in_references() {
+  local sub=$1 n=$2 i lab name
+  rm -rf "$sub" && mkdir -p "$sub/submissions" && chmod 755 "$sub"  # runners built there run as nobody under root
+  for i in $(seq 1 "$n"); do
+    for lab in "$root"/solutions/[0-9][0-9]_*; do
+      name=$(basename "$lab")
+      builds "$name" || continue
+      mkdir -p "$sub/submissions/student$i/$name" && cp "$lab/solution.cu" "$sub/submissions/student$i/$name/student.cu"
+    done
+  done
+}
+
+# The steady state of a batch that started at START with W workers and graded N students recorded after DIR/restart:
+# the first students also wait for their own builds, which later students' builds hide behind the grading of the
+# ones before. The first W records come together, and from the first record to the last, N - W students are graded
+# at the class's pace. Prints one line, or nothing where N <= W.
+steady_state() {
+  local sub=$1 n=$2 w=$3 start=$4 first last
+  first=$(ls -tr $(find "$sub/results/students" -name '*.json' -newer "$sub/restart") 2>/dev/null | head -1)
+  last=$(ls -t "$sub"/results/students/*.json 2>/dev/null | head -1)
+  if [ "$n" -gt "$w" ] && [ -n "$first" ]; then
+    awk -v n="$n" -v w="$w" -v a="$(date -r "$first" +%s.%N)" -v b="$(date -r "$last" +%s.%N)" -v f="$start" 'BEGIN { p = (b - a) / (n - w); printf "steady state on %d GPU(s): %.1f s a student after the first (recorded %.1f s after the start), 100 students in %.2f h\n", w, p, a - f, (a - f + (100 - w) * p) / 3600 }'
+  fi
+}
+
 if runs class; then
 step "a class: CLASS_STUDENTS students (default 3), each handing in every lab's reference, graded by grade batch"
 sub=/tmp/course-class
 n=${CLASS_STUDENTS:-3}
-rm -rf "$sub" && mkdir -p "$sub/submissions" && chmod 755 "$sub"  # runners built there run as nobody under root
-for i in $(seq 1 "$n"); do
-  for lab in "$root"/solutions/[0-9][0-9]_*; do
-    name=$(basename "$lab")
-    builds "$name" || continue
-    mkdir -p "$sub/submissions/student$i/$name" && cp "$lab/solution.cu" "$sub/submissions/student$i/$name/student.cu"
-  done
-done
+hand_in_references "$sub" "$n"
 start=$(date +%s.%N)
 if [ -n "${CLASS_KILL_AFTER:-}" ]; then
   # Killed outright mid-way (kill -9 of the batch and everything it started) and started again: what was recorded is
@@ -297,17 +318,42 @@ cp "$sub/results/class.json" "$out/class.json" 2>/dev/null
 python3 "$root/scripts/class_ratios.py" "$out/class.json" >"$out/class-ratios.txt" 2>&1 || status=1
 awk -v n="$graded" -v s="$start" -v e="$end" 'BEGIN { w = e - s; printf "%d students, every lab, graded in %.1f s: %.1f s a student, 100 students in %.2f h at that rate (goal: under 2 h on one H200, proportionally less on more)\n", n, w, w / n, 100 * w / n / 3600 }' |
   tee "$out/class-rate.txt"
-# The steady state: the first students also wait for their own builds, which later students' builds hide behind the
-# grading of the ones before. With w GPUs (one worker each) the first w records come together, and from the first
-# record to the last, n - w students are graded at the class's pace.
 w=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 [ "$w" -ge 1 ] || w=1
-first=$(ls -tr $(find "$sub/results/students" -name '*.json' -newer "$sub/restart") 2>/dev/null | head -1)
-last=$(ls -t "$sub"/results/students/*.json 2>/dev/null | head -1)
-if [ "$graded" -gt "$w" ] && [ -n "$first" ]; then
-  awk -v n="$graded" -v w="$w" -v a="$(date -r "$first" +%s.%N)" -v b="$(date -r "$last" +%s.%N)" -v f="$start" 'BEGIN { p = (b - a) / (n - w); printf "steady state on %d GPU(s): %.1f s a student after the first (recorded %.1f s after the start), 100 students in %.2f h\n", w, p, a - f, (a - f + (100 - w) * p) / 3600 }' |
-    tee -a "$out/class-rate.txt"
+steady_state "$sub" "$graded" "$w" "$start" | tee -a "$out/class-rate.txt"
 fi
+
+if runs scaling; then
+# The same class on 1 GPU, then on SCALING_GPUS (default: every GPU of the host, space-separated counts, e.g. "2 4"),
+# sanitized (grade batch's default), SCALING_STUDENTS students a GPU (default 3): the rate of each, the scaling
+# against one GPU of this host, each GPU's share, and the largest reference-as-student ratio of every lab.
+all_gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+per=${SCALING_STUDENTS:-3}
+step "scaling: $per students a GPU, each handing in every lab's reference, on 1 and ${SCALING_GPUS:-$all_gpus} GPU(s)"
+nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader | tee "$out/scaling-gpus.txt"
+nvidia-smi topo -m >>"$out/scaling-gpus.txt" 2>&1
+for g in 1 ${SCALING_GPUS:-$all_gpus}; do
+  [ "$g" -le "$all_gpus" ] || { echo "only $all_gpus GPU(s): no run on $g"; continue; }
+  [ "$g" -eq 1 ] && [ -f "$out/scaling-g1.txt" ] && continue
+  sub=/tmp/course-scaling-$g
+  n=$(( per * g ))
+  hand_in_references "$sub" "$n"
+  touch "$sub/restart"
+  start=$(date +%s.%N)
+  (cd "$build" && ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit" \
+     --gpus "$(seq -s, 0 $(( g - 1 )))") >"$out/scaling-g$g.txt" 2>&1 || status=1
+  end=$(date +%s.%N)
+  cp "$sub/results/class.json" "$out/scaling-g$g.json" 2>/dev/null
+  {
+    awk -v g="$g" -v n="$n" -v s="$start" -v e="$end" 'BEGIN { printf "%d GPU(s): %d students graded in %.1f s, %.1f s a student\n", g, n, e - s, (e - s) / n }'
+    steady_state "$sub" "$n" "$g" "$start"
+    grep '^  GPU ' "$out/scaling-g$g.txt"
+    python3 "$root/scripts/class_ratios.py" "$out/scaling-g$g.json" 0 --per-lab
+  } | tee -a "$out/scaling.txt"
+done
+# Scaling: the steady-state time a student on one GPU over that on g GPUs (1.8 on two and 3.4 on four are the goals).
+awk '/^steady state on/ { g = $4 + 0; t[g] = $6 } END { for (g in t) if (g > 1 && t[1] > 0) printf "scaling on %d GPUs: %.2fx one GPU of this host (steady state)\n", g, t[1] / t[g] }' \
+  "$out/scaling.txt" | tee -a "$out/scaling.txt"
 fi
 
 if runs experiments; then

@@ -5,6 +5,7 @@
 // is skipped: a batch killed outright and started again loses nothing and grades nothing twice (docs/batch.md).
 
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "grader/batch.hpp"
 #include "grader/discovery.hpp"
 #include "grader/manifest.hpp"
+#include "grader/placement.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
 #include "grader/sanitize.hpp"
@@ -38,6 +40,9 @@ constexpr int kExitUsage = 1;
 constexpr int kExitNoGpu = 3;
 constexpr int kExitNothingGradable = 5;
 constexpr int kExitIncomplete = 6;
+// The builds' niceness: a compile that wants a core a grading worker wants gets about a tenth of it, so the builds
+// never slow the checks that keep a GPU busy, and still run on every core the workers leave idle.
+constexpr int kBuildNice = 10;
 
 fs::path own_directory() {
   std::error_code error;
@@ -316,6 +321,14 @@ int run_batch(const Cli& cli, const BatchSetup& setup, const std::vector<Student
   for (const auto& lab : setup.labs) fmt::print(" lab{}", lab.lab->number);
   fmt::print("; {} builds at once, {} grading worker(s){}\n", cli.jobs, slots.size(),
              slots.front().empty() ? "" : fmt::format(" (GPUs {})", fmt::join(slots, ",")));
+  // Each worker's checks, CPU references and sanitizer runs on cores of its own, near its GPU; the builds, niced,
+  // take what the workers leave (grader/placement.hpp).
+  std::vector<std::vector<int>> near;
+  for (const auto& slot : slots) near.push_back(cpus_near_gpu(slot));
+  const auto cores = share_cpus(allowed_cpus(), near);
+  if (slots.size() > 1)
+    for (std::size_t slot = 0; slot < slots.size(); ++slot)
+      fmt::print("  GPU {} graded on CPUs {}\n", slots[slot], format_cpu_list(cores[slot]));
 
   const bool terminal = ::isatty(STDOUT_FILENO) == 1;
   const auto start = Clock::now();
@@ -341,14 +354,22 @@ int run_batch(const Cli& cli, const BatchSetup& setup, const std::vector<Student
     while (!to_build.empty() && building.size() < static_cast<std::size_t>(cli.jobs)) {
       const StudentFiles* s = to_build.front();
       to_build.pop_front();
-      building.emplace(start_worker([&] { return build_student(setup, *s); }), s);
+      building.emplace(start_worker([&] {
+                         ::setpriority(PRIO_PROCESS, 0, kBuildNice);
+                         return build_student(setup, *s);
+                       }),
+                       s);
     }
     for (std::size_t slot = 0; slot < slots.size() && !ready.empty(); ++slot) {
       if (slot_busy[slot]) continue;
       const StudentFiles* s = ready.front();
       ready.pop_front();
       slot_busy[slot] = true;
-      grading.emplace(start_worker([&] { return grade_student(setup, *s, slots[slot]); }), std::make_pair(s, slot));
+      grading.emplace(start_worker([&] {
+                        if (slots.size() > 1) run_on(cores[slot]);
+                        return grade_student(setup, *s, slots[slot]);
+                      }),
+                      std::make_pair(s, slot));
       if (terminal) show(fmt::format("{}: grading{}", s->name, slots[slot].empty() ? "" : " on GPU " + slots[slot]));
     }
     int status = 0;

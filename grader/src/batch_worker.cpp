@@ -2,6 +2,7 @@
 // and the grading (grade_lab() with the student's private folder as the lab's binary folder). Each runs in a process
 // of its own (batch.cpp says why) and hands its outcome on in a file.
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 
@@ -9,6 +10,7 @@
 
 #include "grader/batch.hpp"
 #include "grader/lab_run.hpp"
+#include "grader/placement.hpp"
 #include "grader/report.hpp"
 
 namespace grader::batch {
@@ -51,6 +53,9 @@ int build_student(const BatchSetup& setup, const StudentFiles& student) {
 }
 
 int grade_student(const BatchSetup& setup, const StudentFiles& student, const std::string& gpu) {
+  const auto started = std::chrono::steady_clock::now();
+  // The GPUs in PCI bus order, as nvidia-smi lists them and cpus_near_gpu() reads them (CUDA's own order may differ).
+  ::setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 0);
   if (!gpu.empty()) ::setenv("CUDA_VISIBLE_DEVICES", gpu.c_str(), 1);
   const fs::path work = work_dir(setup, student);
   std::ifstream in(work / "build.json");
@@ -81,6 +86,7 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
     options.check_timeout_s = setup.check_timeout_s;
     options.time_timeout_s = setup.time_timeout_s;
     options.sanitizer = setup.sanitizer;
+    options.host_link_lock = setup.results / "host-link.lock";
     builds.push_back({{"lab", number}, {"outcome", entry.at("outcome")}, {"message", entry.at("message")}});
     if (entry.at("outcome") == "built") {
       options.bin_dir = entry.at("bin_dir").get<std::string>();
@@ -123,6 +129,10 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
     file["error"] = error;
   }
   file["builds"] = std::move(builds);
+  // Where and how long this student was graded: the batch's summary gives each GPU's rate from it.
+  file["grading"] = {{"gpu", gpu},
+                     {"cpus", format_cpu_list(allowed_cpus())},
+                     {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
   write_atomically(setup.results / "students" / (student.name + ".json"), file);
   std::error_code ignored;
   if (!setup.keep_work) fs::remove_all(work, ignored);

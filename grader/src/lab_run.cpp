@@ -14,6 +14,7 @@
 
 #include <harness/exit_codes.hpp>
 
+#include "grader/placement.hpp"
 #include "grader/process.hpp"
 #include "grader/sanitize.hpp"
 
@@ -562,7 +563,10 @@ class ExerciseGrader {
       argv.insert(argv.end(), {"--max-seconds", "0", "--student-only"});
     else if (manifest_.sampling_s)
       argv.insert(argv.end(), {"--max-seconds", fmt::format("{:g}", *manifest_.sampling_s)});
+    std::optional<HostLinkTurn> turn;
+    if (manifest_.host_link && options_.host_link_lock) turn.emplace(*options_.host_link_lock);
     const auto run = launch(argv, time_timeout_s_);
+    turn.reset();
     x.wall_s += run.wall_s;
     x.time_s = run.wall_s;
 

@@ -190,14 +190,19 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
   }
   const Reader in{source};
   if (!root.is_object()) in.fail("(top level)", "must be a JSON object");
-  in.only_known(root, "", {"title", "weight", "timeouts", "sampling_s", "full_marks_at", "exercises", "rules",
-                            "sanitize", "concepts"});
+  in.only_known(root, "", {"title", "weight", "timeouts", "sampling_s", "full_marks_at", "host_link", "exercises",
+                            "rules", "sanitize", "concepts"});
 
   Manifest m;
   m.title = in.string(root, "title", "title");
   m.weight = in.number(root, "weight", "weight", 1.0, 0, false);
   m.full_marks_at = in.number(root, "full_marks_at", "full_marks_at", 1.1, 0, true);
   if (root.contains("sampling_s")) m.sampling_s = in.number(root, "sampling_s", "sampling_s", 3.0, 0, true);
+  if (root.contains("host_link")) {
+    if (!root.at("host_link").is_boolean())
+      in.fail("host_link", fmt::format("must be true or false, not {}", root.at("host_link").dump()));
+    m.host_link = root.at("host_link").get<bool>();
+  }
   if (root.contains("timeouts")) {
     const json& timeouts = root.at("timeouts");
     if (!timeouts.is_object()) in.fail("timeouts", "must be an object like {\"check_s\": 120, \"time_s\": 300}");

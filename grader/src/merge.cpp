@@ -90,11 +90,13 @@ struct LabLine {
 json class_row(const json& file) {
   json row = {{"student", file.at("student")}, {"results", nullptr}, {"error", file.value("error", json(nullptr))}};
   if (file.contains("builds")) row["builds"] = file.at("builds");
+  if (file.contains("grading")) row["grading"] = file.at("grading");
   if (file.contains("runs")) {
     json results = file;
     results.erase("student");
     results.erase("error");
     results.erase("builds");
+    results.erase("grading");
     row["results"] = std::move(results);
   }
   return row;
@@ -193,6 +195,18 @@ std::string format_summary(const json& class_file, int graded_now, std::chrono::
   const double hours = elapsed.count() / 3600;
   out += fmt::format("rate: {} students graded in {:.1f} s{}\n", graded_now, elapsed.count(),
                      graded_now > 0 && hours > 0 ? fmt::format(": {:.0f} students per hour", graded_now / hours) : "");
+  // Each GPU's share, from the records' `grading`: a GPU slower than the others, or one whose students waited
+  // longer, shows here.
+  std::map<std::string, std::vector<double>> per_gpu;  // GPU -> grading wall times of its students
+  for (const json& row : class_file.at("students"))
+    if (const auto g = row.find("grading"); g != row.end() && g->is_object() && g->value("gpu", "") != "")
+      per_gpu[g->at("gpu").get<std::string>()].push_back(g->value("wall_s", 0.0));
+  for (const auto& [gpu, walls] : per_gpu) {
+    double sum = 0;
+    for (double w : walls) sum += w;
+    out += fmt::format("  GPU {}: {} students, {:.1f} s a student\n", gpu, walls.size(),
+                       sum / static_cast<double>(walls.size()));
+  }
   return out;
 }
 

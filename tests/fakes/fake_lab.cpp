@@ -39,6 +39,10 @@
 //   Without FAKE_LAB_MODE, a line "FAKE_LAB_MODE=..." in runners/lab1-student beside this binary sets the mode:
 //   `grade batch` builds each student's file into that runner, so each fake student says how it misbehaves.
 //
+//   FAKE_LAB_TIME_SPAN_LOG  every time run lasts 200 ms more and then appends "<start ns> <end ns> gpu=<GPU>
+//                       cpus=<the CPUs it may run on>" (CLOCK_MONOTONIC, one clock for the host): tests see which
+//                       timed runs overlapped and where each ran.
+//
 //   FAKE_LAB_PID_FILE   where a hanging fake (and each process of fork_chain) writes its pid: tests check that it
 //                       was killed.
 //
@@ -440,5 +444,28 @@ int main(int argc, char** argv) {
     std::cerr << "unknown exercise or implementation: " << exercise << " / " << impl << "\n";
     return 113;
   }
-  return command == "check" ? run_check(*ex, impl, results, seeds) : run_time(*ex, impl, results, seed, student_only);
+  if (command == "check") return run_check(*ex, impl, results, seeds);
+  const std::string span_log = env("FAKE_LAB_TIME_SPAN_LOG");
+  const auto now_ns = [] {
+    timespec t{};
+    ::clock_gettime(CLOCK_MONOTONIC, &t);  // one clock for every process of the host
+    return std::to_string(static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec);
+  };
+  const std::string begin = now_ns();
+  if (!span_log.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const int code = run_time(*ex, impl, results, seed, student_only);
+  if (!span_log.empty()) {
+    std::ifstream status("/proc/self/status");
+    std::string cpus;
+    for (std::string l; std::getline(status, l);)
+      if (l.rfind("Cpus_allowed_list:", 0) == 0) cpus = l.substr(l.find_first_not_of(" \t", 18));
+    const std::string line =
+        begin + " " + now_ns() + " gpu=" + env("CUDA_VISIBLE_DEVICES") + " cpus=" + cpus + "\n";
+    const int fd = ::open(span_log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      [[maybe_unused]] const auto written = ::write(fd, line.data(), line.size());
+      ::close(fd);
+    }
+  }
+  return code;
 }

@@ -18,6 +18,7 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "grader/batch.hpp"
+#include "grader/placement.hpp"
 #include "support.hpp"
 
 extern char** environ;
@@ -71,6 +72,16 @@ struct FakeClass {
     recipe["lab"] = 2;
     recipe["id"] = "02_more";
     write_text(recipes / "lab2.json", recipe.dump(2));
+  }
+
+  // The fake lab's manifest with `"host_link": true`, as lab 07's: its timed runs cross the host link.
+  void use_host_link() {
+    labs_dir = dir.path / "labs";
+    fs::create_directories(labs_dir);
+    fs::copy(fs::path(FAKE_LABS_DIR) / "01_fake", labs_dir / "01_fake");
+    json manifest = json::parse(read_text(labs_dir / "01_fake" / "manifest.json"));
+    manifest["host_link"] = true;
+    write_text(labs_dir / "01_fake" / "manifest.json", manifest.dump(2));
   }
 
   void student(const std::string& path, const std::string& text) { write_text(submissions / path, text + "\n"); }
@@ -301,6 +312,60 @@ TEST_CASE("grade batch grades a class: a good student, a compile error, a refusa
   CHECK(calls.count("bob") == 0);
   CHECK(calls.count("erin") == 0);
   CHECK_FALSE(fs::exists(c.results / "work" / "alice"));  // build folders go once the result is recorded
+}
+
+TEST_CASE("on two GPUs each worker grades on cores of its own, and timed runs over the host link take turns",
+          "[batch][slow]") {
+  FakeClass c;
+  c.use_host_link();
+  for (const char* name : {"alice", "bob", "carol", "dave"})
+    c.student(std::string(name) + "/lab1.cu", "FAKE_LAB_MODE=good");
+  const auto spans_log = c.dir.path / "spans.log";
+  auto env = c.env();
+  env.emplace_back("FAKE_LAB_TIME_SPAN_LOG", spans_log.string());
+  const auto r = run(c.args({"--gpus", "0,1", "--jobs", "2"}), env);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  std::set<std::string> gpus;
+  for (const char* name : {"alice", "bob", "carol", "dave"}) {
+    const auto file = c.student_file(name);
+    CHECK(file.at("runs").at(0).at("labs").at(0).at("score").get<double>() == 20.0);
+    gpus.insert(file.at("grading").at("gpu").get<std::string>());
+    CHECK(file.at("grading").at("wall_s").get<double>() > 0.4);  // two timed runs of at least 200 ms each
+  }
+  CHECK(gpus == std::set<std::string>{"0", "1"});
+  CHECK_THAT(r.out, ContainsSubstring("  GPU 0: "));
+  CHECK_THAT(r.out, ContainsSubstring("  GPU 1: "));
+  const auto class_file = json::parse(read_text(c.results / "class.json"));
+  CHECK(class_file.at("students").at(0).contains("grading"));
+  CHECK_FALSE(class_file.at("students").at(0).at("results").contains("grading"));
+
+  // Every timed run (two exercises of four students): none began before the one before it ended, though two workers
+  // graded at once; and each GPU's runs ran on CPUs of their own.
+  std::vector<std::pair<long long, long long>> spans;
+  std::map<std::string, std::set<std::string>> cpus;  // GPU -> the CPU lists its timed runs had
+  std::istringstream lines(read_text(spans_log));
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    long long begin = 0, end = 0;
+    std::string gpu, cpu_list;
+    fields >> begin >> end >> gpu >> cpu_list;
+    spans.emplace_back(begin, end);
+    cpus[gpu.substr(4)].insert(cpu_list.substr(5));
+  }
+  REQUIRE(spans.size() == 8);
+  std::sort(spans.begin(), spans.end());
+  for (std::size_t i = 1; i < spans.size(); ++i) CHECK(spans[i].first >= spans[i - 1].second);
+  REQUIRE(cpus.size() == 2);
+  CHECK(cpus["0"].size() == 1);
+  CHECK(cpus["1"].size() == 1);
+  if (grader::allowed_cpus().size() >= 2) {
+    const auto a = grader::parse_cpu_list(*cpus["0"].begin()), b = grader::parse_cpu_list(*cpus["1"].begin());
+    std::vector<int> both;
+    std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both));
+    CHECK_FALSE(a.empty());
+    CHECK(both.empty());
+  }
 }
 
 TEST_CASE("a class that handed in one lab of two is graded on that lab alone, unless --labs names the other",

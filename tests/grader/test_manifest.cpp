@@ -19,7 +19,7 @@ using grader::StubKind;
 TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   const auto m = parse_manifest(R"({"title": "Memory coalescing", "weight": 2.5,
       "timeouts": {"check_s": 60, "time_s": 200, "sanitize_s": 90}, "sampling_s": 1.5, "full_marks_at": 1.25,
-      "exercises": [{"name": "scale", "correctness_points": 4, "performance_points": 6, "stub": "slow"},
+      "host_link": true, "exercises": [{"name": "scale", "correctness_points": 4, "performance_points": 6, "stub": "slow"},
                     {"name": "saxpy", "correctness_points": 5.5, "performance_points": 0, "stub": "incorrect",
        "reference_percent_of_ceiling": 0.077, "baseline_margin": 0.5}]})",
                                 "m.json");
@@ -30,6 +30,7 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   CHECK(m.sanitize_timeout_s == 90);
   CHECK(m.sampling_s == 1.5);
   CHECK(m.full_marks_at == 1.25);
+  CHECK(m.host_link);
   REQUIRE(m.exercises.size() == 2);
   CHECK(m.exercises[0].name == "scale");
   CHECK(m.exercises[0].max_score() == 10);
@@ -48,6 +49,7 @@ TEST_CASE("optional manifest fields take their defaults", "[grader][manifest]") 
   CHECK(m.check_timeout_s == 120);
   CHECK(m.time_timeout_s == 300);
   CHECK_FALSE(m.sampling_s.has_value());  // the lab binary's own cap
+  CHECK_FALSE(m.host_link);
   CHECK(m.full_marks_at == 1.1);
   CHECK_FALSE(m.exercises[0].reference_percent_of_ceiling.has_value());  // no sanity gate on the reference
   CHECK(m.exercises[0].baseline_margin == 0);
@@ -122,6 +124,8 @@ TEST_CASE("malformed manifests are rejected naming the file and the field", "[gr
        "field 'timeouts': must be an object"},
       {R"({"title": "T", "full_marks_at": "1.1", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
        "field 'full_marks_at': must be a number"},
+      {R"({"title": "T", "host_link": "yes", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'host_link': must be true or false, not \"yes\""},
       {R"({"title": "T", "full_mark_at": 1.2, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
        "field 'full_mark_at': unknown field"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "points": 3}]})",

@@ -75,6 +75,10 @@ struct Manifest {
   /// (lab 07's copies over the host link) otherwise always samples to the cap.
   std::optional<double> sampling_s;
   double full_marks_at = 1.1;    ///< full performance points at or below this multiple of the reference time
+  /// `"host_link": true`: the timed runs move data between host and GPU (lab 07's copies), so one worker's timed run
+  /// is slowed by another's traffic over the host: `grade batch` times such runs one at a time on a host
+  /// (HostLinkTurn), whatever GPU each worker grades on.
+  bool host_link = false;
   std::vector<ExerciseSpec> exercises;
   SubmissionRules rules;         ///< empty unless the lab widens the default
   /// The compute-sanitizer tools `grade --sanitize` runs on each exercise (`"sanitize": ["memcheck", "racecheck"]`,

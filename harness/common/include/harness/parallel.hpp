@@ -2,6 +2,8 @@
 /// @file parallel.hpp
 /// @brief Host loops over large arrays split over the machine's cores: generating 2^28 inputs, comparing 2^26
 /// outputs with their reference. The referee does this between GPU runs, where one core left the GPU idle for seconds.
+#include <sched.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -15,9 +17,16 @@ namespace harness {
 /// How parallel_chunks() splits [0, n): at most one chunk per hardware thread, none shorter than `min_chunk` (a
 /// thread costs tens of microseconds), at least one (also for n = 0).
 inline std::size_t parallel_chunk_count(std::size_t n, std::size_t min_chunk) {
-  // Asked once: the C library answers by reading /sys, and comparisons of single elements come here millions of
-  // times (a fully wrong output's hint classification took 267 s for 2^22 elements when each call asked again).
-  static const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  // Asked once: comparisons of single elements come here millions of times (a fully wrong output's hint
+  // classification took 267 s for 2^22 elements when each call asked the C library, which reads /sys). The CPUs this
+  // process may run on, not the machine's: a batch's worker on a host of several GPUs has its own share of them.
+  static const std::size_t cores = [] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+      return static_cast<std::size_t>(CPU_COUNT(&set));
+    return static_cast<std::size_t>(std::max(1u, std::thread::hardware_concurrency()));
+  }();
   return std::max<std::size_t>(1, std::min(cores, n / std::max<std::size_t>(1, min_chunk)));
 }
 

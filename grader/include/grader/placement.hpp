@@ -1,0 +1,55 @@
+#pragma once
+/// @file placement.hpp
+/// @brief Where a batch's work runs on a host of several GPUs: each grading worker on cores of its own, near its GPU
+/// (the GPU's NUMA node), so that one worker's checks and CPU references never queue behind another's; and one timed
+/// run at a time over the host link for the labs whose timed runs cross it (lab 07's copies), wherever the workers
+/// that run them are (docs/batch.md).
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+/// The CPUs of a kernel CPU list ("0-15,32-47", as /sys and /proc write them), sorted and without repeats; empty for
+/// text that is not one.
+std::vector<int> parse_cpu_list(const std::string& text);
+
+/// The CPU list of `cpus` in the kernel's own form ("0-15,32-47").
+std::string format_cpu_list(const std::vector<int>& cpus);
+
+/// The CPUs this process may run on (its affinity mask).
+std::vector<int> allowed_cpus();
+
+/// The CPUs nearest GPU `slot` (a CUDA_VISIBLE_DEVICES entry: an index in PCI bus order, or a GPU-UUID), read from
+/// the driver's /proc/driver/nvidia/gpus/BUS/ and the device's /sys/bus/pci/devices/BUS/local_cpulist; empty when
+/// unknown. `proc_gpus` and `sys_pci` are those two folders (tests give fake ones).
+std::vector<int> cpus_near_gpu(const std::string& slot,
+                               const std::filesystem::path& proc_gpus = "/proc/driver/nvidia/gpus",
+                               const std::filesystem::path& sys_pci = "/sys/bus/pci/devices");
+
+/// Shares `allowed` among the grading workers, one per GPU: worker i draws on the CPUs of `allowed` near its GPU
+/// (`near[i]`; all of `allowed` where that is empty or shares none), and the workers that draw on the same CPUs
+/// split them into contiguous, disjoint parts of (nearly) equal size. Where there are fewer CPUs than workers, workers
+/// share them one each in turn. One worker gets `allowed` whole: a single GPU (a Slurm task) is left as placed.
+std::vector<std::vector<int>> share_cpus(const std::vector<int>& allowed, const std::vector<std::vector<int>>& near);
+
+/// Confines the calling process (and what it starts later) to `cpus`; false when the kernel refused.
+bool run_on(const std::vector<int>& cpus);
+
+/// A turn on the host link: holds an exclusive lock (flock) on `lock_file` from construction to destruction, so that
+/// the runs that hold one never overlap, across the processes of one host and the shards that share a results
+/// folder. No lock where the file cannot be opened (the run goes on without its turn).
+class HostLinkTurn {
+ public:
+  explicit HostLinkTurn(const std::filesystem::path& lock_file);
+  ~HostLinkTurn();
+  HostLinkTurn(const HostLinkTurn&) = delete;
+  HostLinkTurn& operator=(const HostLinkTurn&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace grader

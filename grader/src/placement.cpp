@@ -1,0 +1,155 @@
+// Where a batch's workers run: cores near each GPU, and turns on the host link (grader/placement.hpp).
+
+#include "grader/placement.hpp"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace grader {
+
+namespace fs = std::filesystem;
+
+std::vector<int> parse_cpu_list(const std::string& text) {
+  std::vector<int> cpus;
+  std::istringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    part.erase(std::remove_if(part.begin(), part.end(), [](unsigned char c) { return std::isspace(c); }), part.end());
+    if (part.empty()) continue;
+    int first = 0, last = 0;
+    char dash = 0;
+    std::istringstream range(part);
+    if (!(range >> first) || first < 0) return {};
+    last = first;
+    if (range >> dash && (dash != '-' || !(range >> last) || last < first)) return {};
+    if (range.peek() != EOF) return {};
+    for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+std::string format_cpu_list(const std::vector<int>& cpus) {
+  std::string text;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    text += fmt::format("{}{}", text.empty() ? "" : ",", cpus[i]);
+    if (j > i) text += fmt::format("-{}", cpus[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  return cpus;
+}
+
+namespace {
+
+std::string first_line(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// The GPUs the driver lists, in PCI bus order (the folder names are bus addresses: 0000:18:00.0).
+std::vector<fs::path> driver_gpus(const fs::path& proc_gpus) {
+  std::vector<fs::path> gpus;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(proc_gpus, error)) gpus.push_back(entry.path());
+  std::sort(gpus.begin(), gpus.end());
+  return gpus;
+}
+
+}  // namespace
+
+std::vector<int> cpus_near_gpu(const std::string& slot, const fs::path& proc_gpus, const fs::path& sys_pci) {
+  const auto gpus = driver_gpus(proc_gpus);
+  fs::path gpu;
+  if (!slot.empty() && std::all_of(slot.begin(), slot.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    const auto index = std::stoul(slot);
+    if (index < gpus.size()) gpu = gpus[index];
+  } else if (slot.rfind("GPU-", 0) == 0) {
+    for (const auto& g : gpus) {
+      std::ifstream in(g / "information");
+      for (std::string line; std::getline(in, line);)
+        if (line.rfind("GPU UUID:", 0) == 0 && line.find(slot) != std::string::npos) gpu = g;
+    }
+  }
+  if (gpu.empty()) return {};
+  std::string bus = gpu.filename().string();
+  std::transform(bus.begin(), bus.end(), bus.begin(), [](unsigned char c) { return std::tolower(c); });
+  return parse_cpu_list(first_line(sys_pci / bus / "local_cpulist"));
+}
+
+std::vector<std::vector<int>> share_cpus(const std::vector<int>& allowed, const std::vector<std::vector<int>>& near) {
+  const std::size_t workers = near.size();
+  if (workers <= 1 || allowed.empty()) return std::vector<std::vector<int>>(workers, allowed);
+  std::vector<std::vector<int>> pools(workers);
+  for (std::size_t i = 0; i < workers; ++i) {
+    std::set_intersection(allowed.begin(), allowed.end(), near[i].begin(), near[i].end(),
+                          std::back_inserter(pools[i]));
+    if (pools[i].empty()) pools[i] = allowed;
+  }
+  std::map<std::vector<int>, std::vector<std::size_t>> sharing;  // pool -> the workers that draw on it, in order
+  for (std::size_t i = 0; i < workers; ++i) sharing[pools[i]].push_back(i);
+  std::vector<std::vector<int>> shares(workers);
+  for (const auto& [pool, members] : sharing) {
+    const std::size_t m = members.size(), n = pool.size();
+    for (std::size_t j = 0; j < m; ++j) {
+      if (n < m) {
+        shares[members[j]] = {pool[j % n]};
+        continue;
+      }
+      shares[members[j]].assign(pool.begin() + static_cast<std::ptrdiff_t>(n * j / m),
+                                pool.begin() + static_cast<std::ptrdiff_t>(n * (j + 1) / m));
+    }
+  }
+  return shares;
+}
+
+bool run_on(const std::vector<int>& cpus) {
+  if (cpus.empty()) return false;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus)
+    if (cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+  return ::sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+HostLinkTurn::HostLinkTurn(const fs::path& lock_file) {
+  fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) fd_ = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);  // another user's file: flock needs no write
+  if (fd_ < 0) return;
+  while (::flock(fd_, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+}
+
+HostLinkTurn::~HostLinkTurn() {
+  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor of the open file releases the lock
+}
+
+}  // namespace grader

@@ -1,0 +1,136 @@
+// Tests of where a batch's work runs (grader/placement.hpp): CPU lists, the share of cores of each GPU's worker on
+// fake host topologies, the GPU's nearest CPUs read from a fake /proc and /sys, and the host link's turns between
+// processes. The batch that uses them on two fake GPUs is in test_batch.cpp.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include "grader/placement.hpp"
+#include "support.hpp"
+
+namespace {
+
+using namespace grader_test;
+using grader::format_cpu_list;
+using grader::parse_cpu_list;
+using grader::share_cpus;
+
+std::vector<int> range(int first, int last) {
+  std::vector<int> v;
+  for (int i = first; i <= last; ++i) v.push_back(i);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("a kernel CPU list is read and written as /sys writes it", "[grader][placement]") {
+  CHECK(parse_cpu_list("0-3,8,10-11\n") == std::vector<int>{0, 1, 2, 3, 8, 10, 11});
+  CHECK(parse_cpu_list("5") == std::vector<int>{5});
+  CHECK(parse_cpu_list("3,1-2,2") == std::vector<int>{1, 2, 3});
+  CHECK(parse_cpu_list("").empty());
+  CHECK(parse_cpu_list("4-2").empty());
+  CHECK(parse_cpu_list("0-3x").empty());
+  CHECK(parse_cpu_list("ff").empty());
+  CHECK(format_cpu_list({0, 1, 2, 3, 8, 10, 11}) == "0-3,8,10-11");
+  CHECK(format_cpu_list({}) == "");
+  CHECK(format_cpu_list(parse_cpu_list("0-15,32-47")) == "0-15,32-47");
+}
+
+TEST_CASE("each GPU's worker gets cores of its own, near its GPU", "[grader][placement]") {
+  const auto node0 = range(0, 15), node1 = range(16, 31), all = range(0, 31);
+  SECTION("two GPUs on two NUMA nodes: each worker its GPU's node") {
+    CHECK(share_cpus(all, {node0, node1}) == std::vector<std::vector<int>>{node0, node1});
+  }
+  SECTION("two GPUs on one node: its cores split in two, the other node left to the builds") {
+    CHECK(share_cpus(all, {node0, node0}) == std::vector<std::vector<int>>{range(0, 7), range(8, 15)});
+  }
+  SECTION("four GPUs, two a node") {
+    CHECK(share_cpus(all, {node0, node0, node1, node1}) ==
+          std::vector<std::vector<int>>{range(0, 7), range(8, 15), range(16, 23), range(24, 31)});
+  }
+  SECTION("where the topology is unknown, the allowed cores split evenly") {
+    CHECK(share_cpus(all, {{}, {}}) == std::vector<std::vector<int>>{node0, node1});
+  }
+  SECTION("a GPU's node outside the allowed cores: the allowed ones") {
+    CHECK(share_cpus(node0, {node1, node1}) == std::vector<std::vector<int>>{range(0, 7), range(8, 15)});
+  }
+  SECTION("more workers than cores: one core each, in turn") {
+    CHECK(share_cpus({0, 1}, {{}, {}, {}}) == std::vector<std::vector<int>>{{0}, {1}, {0}});
+  }
+  SECTION("one GPU (a Slurm task): the allowed cores whole, as placed") {
+    CHECK(share_cpus(range(4, 7), {node1}) == std::vector<std::vector<int>>{range(4, 7)});
+  }
+}
+
+TEST_CASE("a GPU's nearest CPUs come from the driver's bus address and the device's local_cpulist",
+          "[grader][placement]") {
+  const TempDir dir;
+  const auto proc = dir.path / "proc", sys = dir.path / "sys";
+  // Bus order is the folder names' order: 0000:18 is GPU 0, 0000:9A is GPU 1 (the driver writes hex in capitals,
+  // /sys in small letters).
+  write_text(proc / "0000:9A:00.0" / "information", "Model: H100\nGPU UUID: GPU-bbbb-2222\nBus Location: 0000:9a\n");
+  write_text(proc / "0000:18:00.0" / "information", "Model: H100\nGPU UUID: GPU-aaaa-1111\nBus Location: 0000:18\n");
+  write_text(sys / "0000:18:00.0" / "local_cpulist", "0-15\n");
+  write_text(sys / "0000:9a:00.0" / "local_cpulist", "16-31\n");
+  CHECK(grader::cpus_near_gpu("0", proc, sys) == range(0, 15));
+  CHECK(grader::cpus_near_gpu("1", proc, sys) == range(16, 31));
+  CHECK(grader::cpus_near_gpu("GPU-bbbb-2222", proc, sys) == range(16, 31));
+  CHECK(grader::cpus_near_gpu("2", proc, sys).empty());
+  CHECK(grader::cpus_near_gpu("GPU-cccc", proc, sys).empty());
+  CHECK(grader::cpus_near_gpu("", proc, sys).empty());
+  CHECK(grader::cpus_near_gpu("0", dir.path / "no-driver", sys).empty());
+}
+
+TEST_CASE("a process confined to a share of the cores runs only there", "[grader][placement]") {
+  const auto allowed = grader::allowed_cpus();
+  REQUIRE_FALSE(allowed.empty());
+  const pid_t child = ::fork();
+  if (child == 0) {  // the child confines itself, as a grading worker does, and reports what it may use
+    const bool ok = grader::run_on({allowed.back()});
+    std::_Exit(ok && grader::allowed_cpus() == std::vector<int>{allowed.back()} ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(grader::allowed_cpus() == allowed);  // the parent keeps its own
+}
+
+TEST_CASE("the host link's turns never overlap, across processes", "[grader][placement]") {
+  const TempDir dir;
+  const auto lock = dir.path / "host-link.lock";
+  const auto now_ms = [] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  };
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t child = ::fork();
+  if (child == 0) {  // takes the turn first and holds it 300 ms
+    grader::HostLinkTurn turn(lock);
+    [[maybe_unused]] const auto told = ::write(ready[1], "x", 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::_Exit(turn.held() ? 0 : 1);
+  }
+  char byte = 0;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);
+  const double asked = now_ms();
+  {
+    grader::HostLinkTurn turn(lock);
+    CHECK(turn.held());
+    CHECK(now_ms() - asked >= 200);  // it waited for the child's turn to end
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WEXITSTATUS(status) == 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  const double again = now_ms();
+  grader::HostLinkTurn free_turn(lock);  // nobody holds it: at once
+  CHECK(free_turn.held());
+  CHECK(now_ms() - again < 100);
+}
