@@ -551,11 +551,13 @@ class ExerciseGrader {
 
   // Runs `time`; true when the timed run was correct and its medians are usable.
   bool time(ExerciseResult& x) {
-    const TimePlan plan{x.name, options_.impl, options_.timed_seed.value_or(fresh_seed()), timed_alone(x)};
+    const TimePlan plan{x.name, options_.impl, options_.timed_seed.value_or(fresh_seed()), options_.timed_salt_seed,
+                        timed_alone(x)};
     x.timed_seed = plan.seed;
     tell(fmt::format("lab{} {}: time ({})", lab_.number, x.name, options_.impl));
     std::vector<std::string> argv{binary_, "time", "--impl", options_.impl, "--exercise", x.name, "--results",
                                   kResultsPath, "--seed", std::to_string(plan.seed)};
+    if (plan.salt_seed) argv.insert(argv.end(), {"--salt-seed", std::to_string(*plan.salt_seed)});
     // An exercise worth no performance points is timed for the report only: the student alone, one sample, no last
     // check (lab 04's first stage, half a second a run, took 20 s of every grade at the usual ten samples, 8 s with
     // its reference and baseline at three).
@@ -576,6 +578,7 @@ class ExerciseGrader {
     if (f.error.empty() && contradicts.empty()) {
       x.timing = f.timing;
       x.timed_shape = f.shape;
+      x.timed_salt_seed = f.salt_seed;
     }
 
     if (run.survivors > 0) return fail(x, Status::kBadOutput, untrusted(run, "time"));
@@ -805,6 +808,9 @@ std::string contradiction(const TimeFile& f, const TimePlan& plan) {
   if (f.impl != plan.impl) return fmt::format("the result names implementation {}, not '{}'", named(f.impl), plan.impl);
   if (f.seed != plan.seed)
     return fmt::format("the result names seed {}, not {}", f.seed ? std::to_string(*f.seed) : "none", plan.seed);
+  if (plan.salt_seed && f.salt_seed != plan.salt_seed)
+    return fmt::format("the result names salt seed {}, not {}", f.salt_seed ? std::to_string(*f.salt_seed) : "none",
+                       *plan.salt_seed);
   if (f.shape.empty()) return "the result names no shape";
   return "";
 }
@@ -827,6 +833,8 @@ TimeFile parse_time_results(std::string_view text, bool student_only) {
   for (auto [key, field] : {std::pair{"exercise", &f.exercise}, {"impl", &f.impl}, {"shape", &f.shape}})
     if (j.contains(key) && j.at(key).is_string()) *field = j.at(key).get<std::string>();
   if (j.contains("seed") && j.at("seed").is_number_unsigned()) f.seed = j.at("seed").get<std::uint64_t>();
+  if (j.contains("salt_seed") && j.at("salt_seed").is_number_unsigned())
+    f.salt_seed = j.at("salt_seed").get<std::uint64_t>();
 
   const json runners = j.contains("runners") ? j.at("runners") : json::object();
   Timing t;

@@ -90,7 +90,7 @@ struct Cli {
   int repeat = 1;
   std::string seeds, exercise, labs_dir = COURSE_LABS_DIR, bin_dir, work_dir, output = "grade-results.json", commit;
   std::optional<double> check_timeout_s, time_timeout_s;
-  std::optional<std::uint64_t> timed_seed;
+  std::optional<std::uint64_t> timed_seed, timed_salt_seed;
 };
 
 // Parses the command line; returns an exit code when the program should stop (help, usage error).
@@ -98,7 +98,7 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   CLI::App app{"Grades the CUDA course's labs by running their binaries (see docs/protocol.md).", "grade"};
   app.footer(kFooter);
   double check_timeout = 0, time_timeout = 0;
-  std::uint64_t timed_seed = 0;
+  std::uint64_t timed_seed = 0, timed_salt_seed = 0;
   app.add_option("LAB", cli.labs, "labs to grade: lab1, 1, 01, 01_coalescing, or all");
   auto* impl = app.add_option("--impl", cli.impl,
                               "implementation graded in the student slot (default: student), e.g. reference");
@@ -116,6 +116,11 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   auto* timed_seed_opt = app.add_option("--timed-seed", timed_seed,
                                         "seed passed to `time` (default: a fresh random seed for every time run)")
                              ->check(CLI::NonNegativeNumber);
+  auto* timed_salt_seed_opt =
+      app.add_option("--timed-salt-seed", timed_salt_seed,
+                     "seed of the timed rounds' fresh inputs passed to `time` (default: the lab binary draws one; the "
+                     "results give it as timed_salt_seed)")
+          ->check(CLI::NonNegativeNumber);
   app.add_option("--exercise", cli.exercise, "grade only this exercise");
   auto* check_opt = app.add_option("--check-timeout", check_timeout,
                                    "seconds allowed for one `check` run (default: the manifest's, else 120)")
@@ -163,6 +168,7 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   if (check_opt->count() > 0) cli.check_timeout_s = check_timeout;
   if (time_opt->count() > 0) cli.time_timeout_s = time_timeout;
   if (timed_seed_opt->count() > 0) cli.timed_seed = timed_seed;
+  if (timed_salt_seed_opt->count() > 0) cli.timed_salt_seed = timed_salt_seed;
   return std::nullopt;
 }
 
@@ -314,6 +320,7 @@ int run(int argc, char** argv) {
   options.work_dir = cli.work_dir.empty() ? bin_dir / "grading" : fs::path(cli.work_dir);
   options.seeds = cli.seeds;
   options.timed_seed = cli.timed_seed;
+  options.timed_salt_seed = cli.timed_salt_seed;
   options.exercise = cli.exercise;
   options.check_timeout_s = report.check_timeout_s = cli.check_timeout_s;
   options.time_timeout_s = report.time_timeout_s = cli.time_timeout_s;

@@ -104,9 +104,11 @@ json to_json(const ExerciseResult& x) {
             {"wall_s", x.wall_s},
             {"check_s", x.check_s},
             {"time_s", x.time_s},
-            // What the runs were asked for, so that the grade can be reproduced: --seeds and --timed-seed.
+            // What the runs were asked for, so that the grade can be reproduced: --seeds, --timed-seed and
+            // --timed-salt-seed.
             {"seeds", x.seeds},
             {"timed_seed", or_null(x.timed_seed)},
+            {"timed_salt_seed", or_null(x.timed_salt_seed)},
             {"timed_shape", x.timed_shape.empty() ? json(nullptr) : json(x.timed_shape)},
             {"sanitized", x.sanitized},  // grade --sanitize: what each compute-sanitizer tool said
             {"concepts", concepts_json(x.concepts)}};  // grade --concepts: each check's value, or why it was skipped

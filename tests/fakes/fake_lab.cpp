@@ -15,7 +15,8 @@
 //                                         grader once read them: FAKE_LAB_FORGE_DIR/EX.check.jsonl and ./
 //                         ignore_seeds    check runs seeds 1,2 whatever --seeds says
 //                         plan_mismatch   check plans and passes one case
-//                         time_wrong_seed, time_wrong_exercise   time reports another seed or exercise
+//                         time_wrong_seed, time_wrong_exercise, time_wrong_salt_seed   time reports another seed,
+//                                         exercise or salt seed (`--salt-seed`; without one it reports one it drew)
 //                         spy             writes what it sees (environment, cwd, limits, open fds) to
 //                                         FAKE_LAB_SPY_FILE as JSON, then behaves
 //                         huge_file       check first writes a byte at 1 GiB into ./huge (sparse: no disk used)
@@ -62,6 +63,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -333,6 +335,9 @@ json runner(double ms, double work) {
           {"noise_pct", 0.3}, {"samples", 12},       {"rate", work / (ms * 1e-3) / 1e9}};
 }
 
+// `time --salt-seed`, as given (empty: the fake draws one, as a lab binary does, and reports it).
+std::string salt_seed;
+
 int run_time(const Exercise& ex, const std::string& impl, const std::string& results, const std::string& seed,
              bool student_only) {
   const std::string mode = graded_slot(impl) ? mode_for(ex.name) : "good";
@@ -344,6 +349,8 @@ int run_time(const Exercise& ex, const std::string& impl, const std::string& res
   json j = {{"exercise", reported}, {"impl", impl}, {"shape", ex.shapes.back()}, {"unit", ex.unit},
             {"work", {{"bytes", ex.work}, {"flops", ex.work}}}};
   if (!seed.empty()) j["seed"] = std::stoull(seed) + (mode == "time_wrong_seed" ? 1 : 0);  // echoes `--seed`
+  j["salt_seed"] = (salt_seed.empty() ? std::uint64_t{std::random_device{}()} << 20 : std::stoull(salt_seed)) +
+                   (mode == "time_wrong_salt_seed" ? 1 : 0);
   if (mode == "wrong_after_timing") {
     j["correct"] = false;
     j["message"] = "output became wrong after the timed runs (first at [17]: got 0, expected 1.5)";
@@ -401,6 +408,7 @@ int main(int argc, char** argv) {
     else if (arg == "--results") results = argv[++i];
     else if (arg == "--seeds") seeds = argv[++i];
     else if (arg == "--seed") seed = argv[++i];
+    else if (arg == "--salt-seed") salt_seed = argv[++i];
     else if (arg == "--max-seconds") max_seconds = argv[++i];
     else return usage("unknown option " + arg);
   }

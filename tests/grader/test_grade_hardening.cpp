@@ -105,7 +105,8 @@ TEST_CASE("a lab that writes a file past 1 GiB is stopped by SIGXFSZ and reporte
              ContainsSubstring("check crashed: killed by SIGXFSZ (a file grew past the 1 GiB limit)"));
 }
 
-TEST_CASE("every run draws fresh seeds and records them; --seeds and --timed-seed win", "[grader][e2e][hardening]") {
+TEST_CASE("every run draws fresh seeds and records them; --seeds, --timed-seed and --timed-salt-seed win",
+          "[grader][e2e][hardening]") {
   const TempDir dir;
   const auto first = run_grade(dir, {"lab1", "--exercise", "copy"});
   const auto second = run_grade(dir, {"lab1", "--exercise", "copy"});
@@ -120,14 +121,19 @@ TEST_CASE("every run draws fresh seeds and records them; --seeds and --timed-see
   CHECK(a["timed_seed"].is_number_unsigned());
   CHECK(a["timed_seed"] != b["timed_seed"]);
   CHECK(a["timed_shape"] == "1048576");
+  // The salt seed is the lab binary's to draw (the grader asks for none): what it reported is recorded.
+  CHECK(a["timed_salt_seed"].is_number_unsigned());
+  CHECK(a["timed_salt_seed"] != b["timed_salt_seed"]);
 
-  const auto chosen = run_grade(dir, {"lab1", "--exercise", "copy", "--seeds", "5,6", "--timed-seed", "9"});
+  const auto chosen = run_grade(dir, {"lab1", "--exercise", "copy", "--seeds", "5,6", "--timed-seed", "9",
+                                      "--timed-salt-seed", "18446744073709551615"});
   REQUIRE(chosen.process.exit_code == 0);
   const auto c = exercise(chosen.results, "copy");
   CHECK(c["status"] == "ok");
   CHECK(c["seeds"] == nlohmann::json({5, 6}));
   CHECK(c["tests_total"] == 6);
   CHECK(c["timed_seed"] == 9);
+  CHECK(c["timed_salt_seed"] == std::uint64_t{18446744073709551615u});  // the full 64 bits, through JSON and back
 }
 
 TEST_CASE("results that contradict what the grader asked for are bad output", "[grader][e2e][hardening]") {
@@ -142,10 +148,12 @@ TEST_CASE("results that contradict what the grader asked for are bad output", "[
        "check results contradict the plan: a plan of 1 cases cannot be every shape at each of the 2 seeds asked for"},
       {"time_wrong_seed", 4, "time results contradict the plan: the result names seed 10, not 9"},
       {"time_wrong_exercise", 4, "time results contradict the plan: the result names exercise 'gemm', not 'copy'"},
+      {"time_wrong_salt_seed", 4, "time results contradict the plan: the result names salt seed 12, not 11"},
   }));
   CAPTURE(c.mode);
   const TempDir dir;
-  const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--seeds", "5,6", "--timed-seed", "9"},
+  const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--seeds", "5,6", "--timed-seed", "9",
+                                   "--timed-salt-seed", "11"},
                              {{"FAKE_LAB_MODE", c.mode}});
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.process.exit_code == 0);

@@ -180,7 +180,7 @@ TEST_CASE("check results that contradict the plan are rejected with the reason",
 }
 
 TEST_CASE("time results that contradict the plan are rejected with the reason", "[grader][lab_files]") {
-  const TimePlan plan{"scale", "student", 42};
+  TimePlan plan{"scale", "student", 42, std::nullopt, false};
   const auto why = [&](const std::string& fields) {
     const auto f = parse_time_results("{" + fields + R"(, "correct": true})");
     REQUIRE(f.error.empty());
@@ -199,6 +199,14 @@ TEST_CASE("time results that contradict the plan are rejected with the reason", 
              ContainsSubstring("the result names seed none, not 42"));
   CHECK_THAT(why(R"("exercise": "scale", "impl": "student", "seed": 42)"),
              ContainsSubstring("the result names no shape"));
+  // A salt seed the grader did not name is the binary's to draw; one it named must come back.
+  CHECK(why(R"("exercise": "scale", "impl": "student", "seed": 42, "salt_seed": 7, "shape": "1024")").empty());
+  plan.salt_seed = 7;
+  CHECK(why(R"("exercise": "scale", "impl": "student", "seed": 42, "salt_seed": 7, "shape": "1024")").empty());
+  CHECK_THAT(why(R"("exercise": "scale", "impl": "student", "seed": 42, "salt_seed": 8, "shape": "1024")"),
+             ContainsSubstring("the result names salt seed 8, not 7"));
+  CHECK_THAT(why(R"("exercise": "scale", "impl": "student", "seed": 42, "shape": "1024")"),
+             ContainsSubstring("the result names salt seed none, not 7"));
 }
 
 TEST_CASE("the first hint among the failed cases is kept, and lines without one still parse", "[grader][lab_files]") {

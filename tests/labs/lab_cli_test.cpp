@@ -220,3 +220,26 @@ TEST_CASE("with a GPU, an exercise timed alone gets one sample and no last check
   CHECK_FALSE(j.at("phases_s").contains("last_check"));
   std::filesystem::remove(results);
 }
+
+TEST_CASE("with a GPU, a timed run reports the salt seed of its rounds: drawn fresh, or the one it is given",
+          "[labs][cli][gpu][time]") {
+  if (!gpu_present()) SKIP("no GPU on this machine");
+  const auto labs = lab_names();
+  if (std::find(labs.begin(), labs.end(), "lab1") == labs.end()) SKIP("lab 1 is not built");
+  const auto results = std::filesystem::temp_directory_path() / "lab1-salt-seed.json";
+  const auto salt_seed = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv = {"lab1", "time", "--impl", "reference", "--exercise", "dot", "--max-seconds", "0",
+                                     "--results", results.string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    const auto r = run(argv);
+    CAPTURE(r.exit_code, r.err);
+    REQUIRE(r.exit_code == code::kOk);
+    std::ifstream in(results);
+    const auto j = nlohmann::json::parse(in);
+    CHECK(j.at("fresh_inputs_every_round").get<bool>());
+    return j.at("salt_seed").get<std::uint64_t>();
+  };
+  CHECK(salt_seed({}) != salt_seed({}));
+  CHECK(salt_seed({"--salt-seed", "18446744073709551615"}) == std::uint64_t{18446744073709551615u});
+  std::filesystem::remove(results);
+}

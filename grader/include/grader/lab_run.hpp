@@ -97,6 +97,8 @@ struct ExerciseResult {
   double time_s = 0;   ///< of which `time`
   std::vector<std::uint64_t> seeds;         ///< the seeds `check` ran with (to reproduce: `grade --seeds`)
   std::optional<std::uint64_t> timed_seed;  ///< the seed `time` ran with, if it ran (`grade --timed-seed`)
+  /// the seed of the timed rounds' salts, as `time` reported it (`grade --timed-salt-seed`)
+  std::optional<std::uint64_t> timed_salt_seed;
   std::string timed_shape;                  ///< the shape `time` reported, if it ran
   /// `grade --sanitize`: one entry per compute-sanitizer tool run, "memcheck: clean", "racecheck: <first finding>"
   /// or "synccheck: could not run: <why>"; empty when none ran.
@@ -142,6 +144,7 @@ struct GradeOptions {
   /// submission cannot know in advance. A malformed list makes grade_lab() throw std::invalid_argument.
   std::string seeds;
   std::optional<std::uint64_t> timed_seed;  ///< passed to every `time --seed`; when empty, a fresh one each run
+  std::optional<std::uint64_t> timed_salt_seed;  ///< passed to every `time --salt-seed`; when empty, the binary draws
   std::string exercise;                  ///< grade only this exercise when not empty
   std::optional<double> check_timeout_s; ///< overrides the manifest
   std::optional<double> time_timeout_s;  ///< overrides the manifest
@@ -235,6 +238,7 @@ struct TimePlan {
   std::string exercise;
   std::string impl;
   std::uint64_t seed = 0;
+  std::optional<std::uint64_t> salt_seed;  ///< `time --salt-seed`; empty: the lab binary draws one
   /// Timed for the report only, the student alone (`labN time --student-only`): an exercise worth no performance
   /// points, whose reference and baseline runs would buy nothing (lab 04's atomic stage: 471 ms a run, 8 s a grade).
   bool student_only = false;
@@ -246,6 +250,7 @@ struct TimeFile {
   std::string message;
   std::string exercise, impl, shape;  ///< as the binary reported them, empty if missing
   std::optional<std::uint64_t> seed;  ///< empty if missing or not a non-negative integer
+  std::optional<std::uint64_t> salt_seed;  ///< the rounds' salt seed it reports; empty if missing
   std::optional<Timing> timing;  ///< empty if the runners are missing or incomplete
   std::string timing_problem;    ///< why `timing` is empty
   std::string error;             ///< why the stream is unusable, else empty
@@ -254,7 +259,8 @@ struct TimeFile {
 /// Parses time results; `student_only`: the reference's and the baseline's entries may be missing.
 TimeFile parse_time_results(std::string_view text, bool student_only = false);
 
-/// Why time results contradict the plan, or "" if they do not: another exercise, implementation or seed, or no shape.
+/// Why time results contradict the plan, or "" if they do not: another exercise, implementation, seed or (asked for)
+/// salt seed, or no shape.
 std::string contradiction(const TimeFile& file, const TimePlan& plan);
 
 }  // namespace grader

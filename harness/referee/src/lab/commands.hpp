@@ -23,6 +23,10 @@ struct TimeRequest {
   std::string results;
   double max_seconds = 3.0;  // TimingOptions::max_seconds: sampling goes on past it only to three samples each
   std::uint64_t seed = 20261121;  // the grader draws a fresh one for every graded run
+  // The seed of the rounds' salts (fresh inputs, sampled positions). Empty: drawn from std::random_device after the
+  // runners are up, so no submission can know it in advance, and reported as "salt_seed"; given back, it replays
+  // every round's inputs.
+  std::optional<std::uint64_t> salt_seed;
   std::string shape;  // empty: the exercise's timed shape
   // The implementation alone (and the ceiling and peers): no reference or baseline runner. Each timed output is then
   // checked against the CPU reference instead of the reference's output on fresh inputs.

@@ -49,6 +49,9 @@ int main(int argc, char** argv) {
   time_cmd->add_option("--max-seconds", time.max_seconds, "stop sampling after this long")->capture_default_str();
   time_cmd->add_option("--shape", time.shape, "time at this shape instead (N or RxC)");
   time_cmd->add_option("--seed", time.seed, "seed of the timed inputs")->capture_default_str();
+  time_cmd->add_option("--salt-seed", time.salt_seed,
+                       "seed of the timed rounds' salts: their fresh inputs, the positions checked on the host "
+                       "(default: drawn at random; the results give it as salt_seed)");
   time_cmd->add_flag("--student-only", time.student_only,
                      "time the implementation alone, for the report (an exercise worth no performance points)");
 

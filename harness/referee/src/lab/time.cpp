@@ -174,7 +174,12 @@ int time(const TimeRequest& request) {
   // Without the reference's runner there is nothing to compare fresh inputs' outputs with: the CPU reference checks
   // every timed output instead (a time for the report only, so caching could win nothing).
   const bool fresh = problem->refreshable() && !request.student_only;
-  std::mt19937_64 salts(std::random_device{}());
+  const std::uint64_t salt_seed = request.salt_seed.value_or([] {
+    std::random_device device;
+    return (std::uint64_t{device()} << 32) ^ device();
+  }());
+  std::mt19937_64 salts(salt_seed);
+  out["salt_seed"] = salt_seed;
   const std::map<std::string, std::size_t> slot = {{"student", 0}, {"reference", 1}, {"baseline", 2}};
   L2Flusher flusher(device.l2_bytes);
   std::map<std::string, Clocks> clocks;
