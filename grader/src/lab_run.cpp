@@ -59,23 +59,6 @@ std::uint64_t fresh_seed() {
   return device();
 }
 
-std::string join(const std::vector<std::uint64_t>& seeds) {
-  std::string text;
-  for (auto seed : seeds) text += fmt::format("{}{}", text.empty() ? "" : ",", seed);
-  return text;
-}
-
-std::string clip(std::string_view text, std::size_t n) {
-  return text.size() <= n ? std::string(text) : std::string(text.substr(0, n)) + "...";
-}
-
-// A JSON value as message text: strings without quotes, anything else as JSON.
-std::string text_of(const json& object, const char* key) {
-  if (!object.contains(key)) return "?";
-  const json& v = object.at(key);
-  return v.is_string() ? v.get<std::string>() : v.dump();
-}
-
 std::string stderr_hint(const ProcessResult& run) {
   const auto line = last_line(run.err);
   return line.empty() ? "" : "; last stderr: " + line;
@@ -133,25 +116,6 @@ std::optional<std::pair<Status, std::string>> abnormal_end(const ProcessResult& 
       return {{Status::kCrash, fmt::format("{} exited with unexpected code {}{}{}", what, run.exit_code,
                                            exit_code_meaning(run.exit_code), stderr_hint(run))}};
   }
-}
-
-std::optional<RunnerTiming> parse_runner(const json& runners, const char* name, std::string& problem) {
-  if (!runners.is_object() || !runners.contains(name) || !runners.at(name).is_object()) {
-    problem = fmt::format("runners.{} is missing", name);
-    return std::nullopt;
-  }
-  const json& r = runners.at(name);
-  const auto number = [&](const char* key) -> std::optional<double> {
-    if (!r.contains(key) || !r.at(key).is_number()) return std::nullopt;
-    const double x = r.at(key).get<double>();
-    return std::isfinite(x) ? std::optional<double>(x) : std::nullopt;
-  };
-  const auto median = number("median_ms");
-  if (!median || *median <= 0) {
-    problem = fmt::format("runners.{}.median_ms is missing or not a positive number", name);
-    return std::nullopt;
-  }
-  return RunnerTiming{*median, number("noise_pct"), number("rate"), number("event_median_ms"), number("host_gap_ms")};
 }
 
 class ExerciseGrader {
@@ -271,7 +235,7 @@ class ExerciseGrader {
   ProcessOptions check_process(ExerciseResult& x) const {
     x.seeds = check_seeds();
     return process({binary_, "check", "--impl", options_.impl, "--exercise", x.name, "--results", kResultsPath,
-                    "--seeds", join(x.seeds)},
+                    "--seeds", join_seeds(x.seeds)},
                    check_timeout_s_);
   }
 
@@ -706,164 +670,6 @@ InfoOutcome query_info(const std::filesystem::path& binary) {
   if (info.is_discarded() || !info.is_object())
     return {Kind::kFailed, nullptr, fmt::format("{} info printed no JSON object: {}", name, clip(run.out, 80))};
   return {Kind::kOk, std::move(info), ""};
-}
-
-CheckFile parse_check_results(std::string_view text, std::string_view exercise) {
-  CheckFile f;
-  std::size_t pos = 0;
-  for (int line_no = 1; pos < text.size(); ++line_no) {
-    const auto newline = text.find('\n', pos);
-    const bool complete = newline != std::string_view::npos;
-    const auto line = text.substr(pos, complete ? newline - pos : std::string_view::npos);
-    pos = complete ? newline + 1 : text.size();
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-
-    const auto j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      if (!complete) break;  // cut off mid-write by a dying process
-      f.error = fmt::format("line {} is not a JSON object: {}", line_no, clip(line, 60));
-      return f;
-    }
-    const auto bad = [&](std::string_view problem) {
-      f.error = fmt::format("line {}: {}", line_no, problem);
-      return f;
-    };
-    if (j.contains("plan")) {
-      const json& plan = j.at("plan");
-      if (!plan.is_object() || !plan.contains("cases") || !plan.at("cases").is_number_integer() ||
-          plan.at("cases").get<long long>() < 0 || plan.at("cases").get<long long>() > 1'000'000'000)
-        return bad("plan without a valid 'cases' count");
-      if (plan.contains("exercise") && text_of(plan, "exercise") != exercise)
-        return bad(fmt::format("plan is for exercise '{}', not '{}'", text_of(plan, "exercise"), exercise));
-      if (f.plan_impl.empty() && plan.contains("impl")) f.plan_impl = text_of(plan, "impl");
-      ++f.plans;
-      f.has_plan = true;
-      f.total = static_cast<int>(std::min<long long>(f.total + plan.at("cases").get<long long>(), 1'000'000'000));
-      continue;
-    }
-    if (!j.contains("ok") || !j.at("ok").is_boolean()) return bad("result without a true/false 'ok'");
-    if (j.contains("exercise") && text_of(j, "exercise") != exercise)
-      return bad(fmt::format("result for exercise '{}', not '{}'", text_of(j, "exercise"), exercise));
-    if (!j.contains("shape") || !j.contains("seed") || !j.at("seed").is_number_unsigned())
-      return bad("result without a shape and a non-negative integer seed");
-    f.seeds_by_shape[text_of(j, "shape")].push_back(j.at("seed").get<std::uint64_t>());
-    ++f.cases;
-    if (j.at("ok").get<bool>()) {
-      ++f.passed;
-    } else {
-      if (f.first_failure.empty())
-        f.first_failure = fmt::format("shape {} seed {}: {}", text_of(j, "shape"), text_of(j, "seed"),
-                                      clip(j.contains("message") ? text_of(j, "message") : "", 160));
-      if (f.hint.empty() && j.contains("hint") && j.at("hint").is_string())
-        f.hint = clip(j.at("hint").get<std::string>(), 400);
-    }
-  }
-  return f;
-}
-
-std::vector<std::uint64_t> parse_seeds(std::string_view text) {
-  std::vector<std::uint64_t> seeds;
-  for (std::size_t pos = 0; pos <= text.size();) {
-    const auto comma = std::min(text.find(',', pos), text.size());
-    auto item = text.substr(pos, comma - pos);
-    item.remove_prefix(std::min(item.find_first_not_of(' '), item.size()));
-    item = item.substr(0, item.find_last_not_of(' ') + 1);
-    std::uint64_t seed = 0;
-    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), seed);
-    if (item.empty() || error != std::errc() || end != item.data() + item.size())
-      throw std::invalid_argument(
-          fmt::format("--seeds {}: '{}' is not a seed (non-negative integers, comma-separated)", text, item));
-    if (std::find(seeds.begin(), seeds.end(), seed) == seeds.end()) seeds.push_back(seed);
-    pos = comma + 1;
-  }
-  return seeds;
-}
-
-std::string contradiction(const CheckFile& f, const CheckPlan& plan, bool finished) {
-  const auto asked = join(plan.seeds);
-  if (f.plans > 1) return fmt::format("{} plan lines for one exercise", f.plans);
-  if (!f.plan_impl.empty() && f.plan_impl != plan.impl)
-    return fmt::format("the plan is for implementation '{}', not '{}'", f.plan_impl, plan.impl);
-  const auto per_seed = static_cast<int>(plan.seeds.size());
-  if (f.has_plan && per_seed > 0 && f.total % per_seed != 0)
-    return fmt::format("a plan of {} cases cannot be every shape at each of the {} seeds asked for ({})", f.total,
-                       per_seed, asked);
-  for (const auto& [shape, seeds] : f.seeds_by_shape) {
-    for (auto seed : seeds)
-      if (std::find(plan.seeds.begin(), plan.seeds.end(), seed) == plan.seeds.end())
-        return fmt::format("a result at seed {}, which was not asked for (seeds {})", seed, asked);
-    if (std::set<std::uint64_t>(seeds.begin(), seeds.end()).size() < seeds.size())
-      return fmt::format("two results for shape {} at the same seed", shape);
-    if (finished && f.cases == f.total && seeds.size() != plan.seeds.size())
-      return fmt::format("shape {} was checked at {} of the {} seeds asked for ({})", shape, seeds.size(), per_seed,
-                         asked);
-  }
-  return "";
-}
-
-std::string contradiction(const TimeFile& f, const TimePlan& plan) {
-  const auto named = [](const std::string& text) { return text.empty() ? std::string("none") : "'" + text + "'"; };
-  if (f.exercise != plan.exercise)
-    return fmt::format("the result names exercise {}, not '{}'", named(f.exercise), plan.exercise);
-  if (f.impl != plan.impl) return fmt::format("the result names implementation {}, not '{}'", named(f.impl), plan.impl);
-  if (f.seed != plan.seed)
-    return fmt::format("the result names seed {}, not {}", f.seed ? std::to_string(*f.seed) : "none", plan.seed);
-  if (plan.salt_seed && f.salt_seed != plan.salt_seed)
-    return fmt::format("the result names salt seed {}, not {}", f.salt_seed ? std::to_string(*f.salt_seed) : "none",
-                       *plan.salt_seed);
-  if (f.shape.empty()) return "the result names no shape";
-  return "";
-}
-
-TimeFile parse_time_results(std::string_view text, bool student_only) {
-  TimeFile f;
-  const auto j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    f.error = fmt::format("not a JSON object: {}", clip(text, 60));
-    return f;
-  }
-  if (j.contains("correct")) {
-    if (!j.at("correct").is_boolean()) {
-      f.error = "'correct' is not true or false";
-      return f;
-    }
-    f.correct = j.at("correct").get<bool>();
-  }
-  if (j.contains("message") && j.at("message").is_string()) f.message = j.at("message").get<std::string>();
-  for (auto [key, field] : {std::pair{"exercise", &f.exercise}, {"impl", &f.impl}, {"shape", &f.shape}})
-    if (j.contains(key) && j.at(key).is_string()) *field = j.at(key).get<std::string>();
-  if (j.contains("seed") && j.at("seed").is_number_unsigned()) f.seed = j.at("seed").get<std::uint64_t>();
-  if (j.contains("salt_seed") && j.at("salt_seed").is_number_unsigned())
-    f.salt_seed = j.at("salt_seed").get<std::uint64_t>();
-
-  const json runners = j.contains("runners") ? j.at("runners") : json::object();
-  Timing t;
-  auto student = parse_runner(runners, "student", f.timing_problem);
-  if (!student) return f;
-  t.student = *student;
-  std::string ignored;
-  for (auto [name, into] : {std::pair{"reference", &t.reference}, {"baseline", &t.baseline}}) {
-    if (student_only && !runners.contains(name)) continue;
-    *into = parse_runner(runners, name, f.timing_problem);
-    if (!*into) return f;
-  }
-  t.ceiling = parse_runner(runners, "ceiling", ignored);
-  if (t.ceiling && runners.at("ceiling").contains("what")) t.ceiling_what = text_of(runners.at("ceiling"), "what");
-  if (j.contains("unit") && j.at("unit").is_string()) t.unit = j.at("unit").get<std::string>();
-  if (j.contains("percent_of_ceiling") && j.at("percent_of_ceiling").is_number())
-    t.percent_of_ceiling = j.at("percent_of_ceiling").get<double>();
-  for (const auto& [name, value] : runners.items()) {
-    if (name == "student" || name == "reference" || name == "baseline" || name == "ceiling") continue;
-    if (auto peer = parse_runner(runners, name.c_str(), ignored)) t.peers.emplace(name, *peer);
-  }
-  if (j.contains("metrics") && j.at("metrics").is_object())
-    for (const auto& [name, value] : j.at("metrics").items())
-      if (value.is_number()) t.metrics.emplace(name, value.get<double>());
-  if (j.contains("phases_s") && j.at("phases_s").is_object())
-    for (const auto& [name, value] : j.at("phases_s").items())
-      if (value.is_number()) t.phases_s.emplace(name, value.get<double>());
-  f.timing = std::move(t);
-  return f;
 }
 
 namespace {
