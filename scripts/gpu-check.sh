@@ -18,7 +18,8 @@
 # the largest student/reference time ratios; CLASS_KILL_AFTER=S kills the batch with kill -9 after S seconds and
 # starts it again: class-resume.txt), `scaling` (the same class on one GPU and on every GPU of the host, or
 # SCALING_GPUS, sanitized, SCALING_STUDENTS a GPU: scaling.txt with the rates, the scaling, each GPU's share and every
-# lab's largest reference-as-student ratio; scaling-gN.txt and .json), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own,
+# lab's largest reference-as-student ratio; scaling-gN.txt and .json; scaling-phases.txt, where a student's seconds
+# went on each GPU count), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own,
 # built with nvcc and run: NAME.json; then its profile.sh, if it has one: NAME.sass and the like), or `all`
 # (default). Every phase after `tests` uses the build directory that `tests` left, or makes one.
 # The phases exist because one command on the lent GPU machine may run 10 minutes at most, and the machine stays
@@ -354,6 +355,8 @@ done
 # Scaling: the steady-state time a student on one GPU over that on g GPUs (1.8 on two and 3.4 on four are the goals).
 awk '/^steady state on/ { g = $4 + 0; t[g] = $6 } END { for (g in t) if (g > 1 && t[1] > 0) printf "scaling on %d GPUs: %.2fx one GPU of this host (steady state)\n", g, t[1] / t[g] }' \
   "$out/scaling.txt" | tee -a "$out/scaling.txt"
+# Where each student's seconds went on each GPU count: what the workers contend for.
+python3 "$root/scripts/class_phases.py" "$out"/scaling-g*.json >"$out/scaling-phases.txt" 2>&1 || status=1
 fi
 
 if runs experiments; then
