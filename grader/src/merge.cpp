@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <harness/median.hpp>
 
 #include "grader/batch.hpp"
 #include "grader/report.hpp"
@@ -53,12 +54,6 @@ std::vector<fs::path> files_in(const fs::path& dir) {
   }
   std::sort(files.begin(), files.end());
   return files;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const auto n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // The kinds of build failure, as a batch records them in a student's "builds" (batch_worker.cpp).
@@ -182,7 +177,7 @@ std::string format_summary(const json& class_file, int graded_now, std::chrono::
     const auto number = [&](double x) { return fmt::format("{:.2f}", x); };
     out += fmt::format("  lab{:<3} {:>6} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}\n", lab, v.size(),
                        v.empty() ? "-" : number(*std::min_element(v.begin(), v.end())),
-                       v.empty() ? "-" : number(median(v)),
+                       v.empty() ? "-" : number(harness::median(v)),
                        v.empty() ? "-" : number(*std::max_element(v.begin(), v.end())),
                        line.max_score ? fmt::format("{:g}", *line.max_score) : "-", line.not_built["refused"],
                        line.not_built["compile error"], line.not_built["link error"], line.not_built[kNoSubmission]);

@@ -5,16 +5,6 @@
 
 namespace harness {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  const std::size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid), v.end());
-  const double upper = v[mid];
-  if (v.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(mid));
-  return 0.5 * (lower + upper);
-}
-
 Summary summarize(const std::vector<double>& samples) {
   Summary s;
   if (samples.empty()) return s;

@@ -6,6 +6,7 @@
 #include <harness/cuda_check.hpp>
 #include <harness/device.hpp>
 #include <harness/measures.hpp>
+#include <harness/median.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -65,7 +66,7 @@ class PipelineCeiling final : public harness::CeilingOp {
     harness::Stream stream;
     double slowest = -1;
     for (int part = 0; part < kParts; ++part) {
-      std::vector<float> ms;
+      std::vector<double> ms;
       for (int rep = 0; rep < 4; ++rep) {  // the first is a warm-up
         harness::Event start, stop;
         start.record(stream.get());
@@ -74,9 +75,8 @@ class PipelineCeiling final : public harness::CeilingOp {
         stream.synchronize();
         if (rep > 0) ms.push_back(stop.elapsed_ms_since(start));
       }
-      std::sort(ms.begin(), ms.end());
-      if (ms[1] > slowest) {
-        slowest = ms[1];
+      if (const double typical = harness::median(ms); typical > slowest) {
+        slowest = typical;
         part_ = part;
       }
     }

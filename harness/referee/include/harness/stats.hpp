@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <vector>
 
+#include <harness/median.hpp>
+
 namespace harness {
 
 /// Summary of a set of timing samples (milliseconds).
@@ -17,8 +19,6 @@ struct Summary {
   double noise_pct = 0;
 };
 
-/// Median of `v` (mean of the two middle values for even sizes); 0 for an empty vector.
-double median(std::vector<double> v);
 /// Summarizes `samples`; all zeros for an empty vector.
 Summary summarize(const std::vector<double>& samples);
 
