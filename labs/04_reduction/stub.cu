@@ -1,6 +1,8 @@
 // Lab 04: the reduction staircase -- YOUR FILE.
 // You edit student.cu, which the build makes as a copy of stub.cu (delete student.cu and configure again to
-// start over). stub.cu stays as shipped: it is the baseline, the zero of the performance scale.
+// start over). stub.cu stays as shipped. The zero of the performance scale is the baseline,
+// solutions/04_reduction/baseline.cu (not shipped): for stage k > 1 the reference's stage k-1, for stage 1 stage 1
+// itself.
 //
 // Build and grade, from the build directory:   make lab4 && ./grade lab4
 // Check correctness only, with Catch2's report: ./lab4 check --impl student

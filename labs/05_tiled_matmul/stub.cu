@@ -1,6 +1,8 @@
 // Lab 05: tiled matmul -- YOUR FILE.
 // You edit student.cu, which the build makes as a copy of stub.cu (delete student.cu and configure again to
-// start over). stub.cu stays as shipped: it is the baseline, the zero of the performance scale.
+// start over). stub.cu stays as shipped. The zero of the performance scale is the baseline,
+// solutions/05_tiled_matmul/baseline.cu (not shipped): for exercise 1 this file's naive kernel, for exercise k the
+// reference of exercise k-1.
 //
 // Build and grade, from the build directory:   make lab5 && ./grade lab5
 // Check correctness only, with Catch2's report: ./lab5 check --impl student

@@ -1,6 +1,8 @@
 // Lab 06: bank conflicts -- YOUR FILE.
 // You edit student.cu, which the build makes as a copy of stub.cu (delete student.cu and configure again to
-// start over). stub.cu stays as shipped: it is the baseline, the zero of the performance scale.
+// start over). stub.cu stays as shipped. The zero of the performance scale is the baseline,
+// solutions/06_bank_conflicts/baseline.cu (not shipped): for transpose_tiled and row_sums this file's kernels, for
+// transpose_padded transpose_tiled's reference (the tiled transpose with bank conflicts).
 //
 // Build and grade, from the build directory:   make lab6 && ./grade lab6
 // Check correctness only, with Catch2's report: ./lab6 check --impl student
