@@ -24,6 +24,9 @@ namespace grader {
 //   the next on an H200, results/2026-11-23-h200-53ade6d/grading-overhead.txt).
 //
 //   Performance points = performance_points * f.
+//   f's resolution: with e_s, e_r and e_b the standard errors of ln t_s, ln t_r and ln t_b (median_log_error()),
+//   L = ln(t_b / full) and f's derivatives, sd(f)^2 = e_s^2 / L^2 + ((ln(t_s / full) e_b)^2 + (ln(t_b / t_s) e_r)^2)
+//   / L^4: how far the noise of this run could move f. It is reported beside f, never subtracted from it.
 //   Exercise score = correctness points + performance points; a lab's score is the sum over its exercises.
 //   `grade all` adds a weighted total: sum(weight * score / max_score) / sum(weight), in percent, with each lab's
 //   weight from its manifest.
@@ -45,10 +48,25 @@ Score score_exercise(const ScoreInputs& in) {
     } else {
       s.perf_fraction = std::clamp(std::log(tb / ts) / std::log(tb / full), 0.0, 1.0);
     }
+    s.window = tb / in.reference_ms;
+    if (tb > full) {
+      const double scale = std::log(tb / full), raw = std::log(tb / ts) / scale;
+      const double es = in.student_log_error, er = in.reference_log_error, eb = in.baseline_log_error;
+      const double above = std::log(ts / full), below = std::log(tb / ts);
+      const double sd = std::sqrt(es * es / (scale * scale) +
+                                  (above * above * eb * eb + below * below * er * er) / std::pow(scale, 4));
+      // Clamped beyond two standard deviations, f is 0 or 1 whatever the noise did.
+      s.perf_fraction_sd = raw - 2 * sd >= 1 || raw + 2 * sd <= 0 ? 0.0 : sd;
+    }
   }
   s.performance = in.performance_points * s.perf_fraction;
   s.total = s.correctness + s.performance;
   return s;
+}
+
+double median_log_error(double noise_pct, double samples) {
+  if (!(samples > 0) || !std::isfinite(noise_pct) || noise_pct < 0) return 0.0;
+  return 1.2533 * noise_pct / 100.0 / std::sqrt(samples);
 }
 
 }  // namespace grader

@@ -38,7 +38,8 @@ std::optional<RunnerTiming> parse_runner(const json& runners, const char* name, 
     problem = fmt::format("runners.{}.median_ms is missing or not a positive number", name);
     return std::nullopt;
   }
-  return RunnerTiming{*median, number("noise_pct"), number("rate"), number("event_median_ms"), number("host_gap_ms")};
+  return RunnerTiming{*median,          number("noise_pct"),   number("rate"),
+                      number("event_median_ms"), number("host_gap_ms"), number("samples")};
 }
 
 }  // namespace

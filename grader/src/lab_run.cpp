@@ -191,14 +191,23 @@ class ExerciseGrader {
     // The sanity gate guards performance points: an exercise timed alone has no reference time to check.
     const bool timed_ok = passed && time(x) && (timed_alone(x) || reference_in_standing(x, spec));
     const auto median = [](const std::optional<RunnerTiming>& r) { return r ? r->median_ms : 0.0; };
+    const auto error = [](const std::optional<RunnerTiming>& r) {
+      return r ? median_log_error(r->noise_pct.value_or(0), r->samples.value_or(0)) : 0.0;
+    };
     x.score = score_exercise({spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total,
                               timed_ok, timed_ok ? x.timing->student.median_ms : 0,
                               timed_ok ? median(x.timing->reference) : 0, timed_ok ? median(x.timing->baseline) : 0,
-                              manifest_.full_marks_at, spec.baseline_margin});
+                              manifest_.full_marks_at, spec.baseline_margin,
+                              timed_ok ? error(x.timing->student) : 0, timed_ok ? error(x.timing->reference) : 0,
+                              timed_ok ? error(x.timing->baseline) : 0});
     if (timed_ok && x.timing->reference) {
       x.message = fmt::format("{}/{} tests passed; {:.2f}x the reference time (full marks at {:g}x)", x.tests_passed,
                               x.tests_total, x.timing->student.median_ms / x.timing->reference->median_ms,
                               manifest_.full_marks_at);
+      // Said where this run's noise leaves the performance fraction unsure (docs/protocol.md, "Resolution").
+      if (x.score.perf_fraction_sd > kResolvedFractionSd)
+        x.message += fmt::format("; performance fraction {:.2f} +- {:.2f} (this run's noise)", x.score.perf_fraction,
+                                 x.score.perf_fraction_sd);
     } else if (timed_ok) {
       x.message = fmt::format("{}/{} tests passed; timed for the report only (no performance points)", x.tests_passed,
                               x.tests_total);

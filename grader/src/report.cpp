@@ -99,6 +99,8 @@ json to_json(const ExerciseResult& x) {
             {"performance_points", x.score.performance},
             {"performance_max", x.performance_max},
             {"perf_fraction", x.score.perf_fraction},
+            {"perf_fraction_sd", x.score.perf_fraction_sd},  // how far this run's noise could move it
+            {"window", x.score.window},                      // t_b / t_r of this run: the scale's width
             {"tests_passed", x.tests_passed},
             {"tests_total", x.tests_total},
             {"wall_s", x.wall_s},

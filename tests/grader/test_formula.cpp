@@ -139,3 +139,57 @@ TEST_CASE("a baseline margin moves the zero of the scale: the baseline's own cod
   in.student_ms = 1.1;  // full marks stay where they were
   CHECK(score_exercise(in).perf_fraction == 1.0);
 }
+
+TEST_CASE("a median's log error comes from its noise and its sample count", "[grader][formula][resolution]") {
+  CHECK_THAT(grader::median_log_error(1.0, 16), WithinAbs(1.2533 * 0.01 / 4, 1e-12));
+  CHECK(grader::median_log_error(1.0, 64) < grader::median_log_error(1.0, 16));  // more samples, a surer median
+  CHECK(grader::median_log_error(2.0, 0) == 0);
+  CHECK(grader::median_log_error(-1.0, 10) == 0);
+}
+
+TEST_CASE("f's resolution: the spread the medians' errors give it, and the window of the run",
+          "[grader][formula][resolution]") {
+  // Halfway up the log scale of a narrow window (baseline 1.3x the reference: lab 07's pipelines are about 1.2x).
+  auto in = passing(std::sqrt(1.3 * 1.1));
+  in.baseline_ms = 1.3;
+  // Lab 07's noise: about 3.5% a sample, ten samples: 1.2533 * 0.035 / sqrt(10) = 0.014 on each median's log.
+  in.student_log_error = 0.014;
+  in.reference_log_error = 0.012;
+  in.baseline_log_error = 0.016;
+  const auto s = score_exercise(in);
+  CHECK_THAT(s.perf_fraction, WithinAbs(0.5, 1e-9));
+  CHECK_THAT(s.window, WithinAbs(1.3, 1e-12));
+  // f's derivatives by finite differences in each log time, combined with the errors: what the formula says.
+  const auto f_at = [&](double ds, double dr, double db) {
+    auto moved = in;
+    moved.student_ms *= std::exp(ds);
+    moved.reference_ms *= std::exp(dr);
+    moved.baseline_ms *= std::exp(db);
+    return score_exercise(moved).perf_fraction;
+  };
+  const double h = 1e-6;
+  const double fs = (f_at(h, 0, 0) - f_at(-h, 0, 0)) / (2 * h), fr = (f_at(0, h, 0) - f_at(0, -h, 0)) / (2 * h),
+               fb = (f_at(0, 0, h) - f_at(0, 0, -h)) / (2 * h);
+  const double expected = std::sqrt(fs * fs * 0.014 * 0.014 + fr * fr * 0.012 * 0.012 + fb * fb * 0.016 * 0.016);
+  CHECK_THAT(s.perf_fraction_sd, WithinAbs(expected, 1e-6));
+  CHECK(s.perf_fraction_sd > grader::kResolvedFractionSd);  // such noise on a 1.18x scale: f is not resolved
+
+  // The same errors on a wide window (baseline 10x): f is known to about a hundredth.
+  auto wide = in;
+  wide.baseline_ms = 10.0;
+  wide.student_ms = std::sqrt(10.0 * 1.1);
+  CHECK(score_exercise(wide).perf_fraction_sd < 0.02);
+  // Far beyond full marks or the baseline, f is 1 or 0 whatever the noise: no spread.
+  auto fast = in;
+  fast.student_ms = 0.5;
+  CHECK(score_exercise(fast).perf_fraction_sd == 0);
+  auto slow = in;
+  slow.student_ms = 3.0;
+  CHECK(score_exercise(slow).perf_fraction_sd == 0);
+  // Just past full marks, the noise could have put it on either side: it has a spread though f is clamped to 1.
+  auto edge = in;
+  edge.student_ms = 1.1 * 1.001;
+  CHECK(score_exercise(edge).perf_fraction_sd > 0);
+  // No errors given (an older lab binary reports no samples): exact.
+  CHECK(score_exercise(passing(2.0)).perf_fraction_sd == 0);
+}

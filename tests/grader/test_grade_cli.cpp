@@ -174,6 +174,11 @@ TEST_CASE("the performance fraction of the real run follows the log scale", "[gr
   const auto copy = exercise(run.results, "copy");
   CHECK_THAT(number(copy["perf_fraction"]), WithinAbs(0.5, 1e-9));
   CHECK_THAT(number(copy["score"]), WithinAbs(7.0, 1e-9));
+  // The fake's runners: 12 samples at 0.3% noise each, on a 10x window: f is known to about a thousandth.
+  CHECK_THAT(number(copy["window"]), WithinAbs(10.0, 1e-9));
+  CHECK(number(copy["perf_fraction_sd"]) > 0);
+  CHECK(number(copy["perf_fraction_sd"]) < 0.01);
+  CHECK_THAT(copy["message"].get<std::string>(), !ContainsSubstring("+-"));  // resolved: nothing to say
   CHECK(run.results["runs"][0]["labs"][0]["exercises"].size() == 1);
   CHECK_THAT(run.process.out, ContainsSubstring("7.0/10"));
 }

@@ -21,6 +21,7 @@ struct RunnerTiming {
   /// `median_ms` is bounded by that clock (docs/protocol.md), and these say whether a slow time was the kernel or
   /// the runner's overhead. Empty for the ceiling and the peers, which run in the referee.
   std::optional<double> event_median_ms{}, host_gap_ms{};
+  std::optional<double> samples{};  ///< how many samples the median is of
 };
 
 /// What `labN time` measured.
