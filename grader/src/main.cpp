@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -231,29 +232,11 @@ std::shared_ptr<ConceptTools> locate_concept_tools(const Cli& cli, const std::ve
   return tools;
 }
 
-int run(int argc, char** argv) {
-  Cli cli;
-  if (auto stop = parse(argc, argv, cli)) return *stop;
-
-  const fs::path labs_dir = cli.labs_dir;
-  const fs::path bin_dir = cli.bin_dir.empty() ? executable_dir(argv[0]) : fs::path(cli.bin_dir);
-  const auto labs = discover_labs(labs_dir);
-  if (cli.list) {
-    list_labs(labs, labs_dir, bin_dir);
-    return kExitGraded;
-  }
-  if (cli.device) return print_device_summary(labs, bin_dir);
-  if (cli.labs.empty() && !cli.self_check) {
-    fmt::print(stderr, "grade: name the labs to grade (lab1, 1, 01, 01_coalescing) or `all`; see grade --help\n");
-    return kExitUsage;
-  }
-  if (labs.empty()) {
-    fmt::print(stderr, "grade: no labs in {} (folders NN_name/ with a manifest.json)\n", labs_dir.string());
-    return kExitNothingGradable;
-  }
-
+// What `grade` grades: the labs named (lab1, 1, 01, 01_coalescing), or every lab for `all` or none named; an
+// exit code for a name that is no lab.
+std::variant<std::vector<const LabEntry*>, int> select_labs(const Cli& cli, const std::vector<LabEntry>& labs,
+                                                            bool everything) {
   std::vector<const LabEntry*> selected;
-  const bool everything = cli.labs.empty() || std::find(cli.labs.begin(), cli.labs.end(), "all") != cli.labs.end();
   for (const auto& arg : everything ? std::vector<std::string>{} : cli.labs) {
     const LabEntry* lab = find_lab(labs, arg);
     if (lab == nullptr) {
@@ -266,10 +249,13 @@ int run(int argc, char** argv) {
   }
   if (everything)
     for (const auto& lab : labs) selected.push_back(&lab);
+  return selected;
+}
 
-  // Manifests first: a broken one is reported by name and its lab skipped, the others are still graded.
-  std::map<int, Manifest> manifests;
-  std::vector<Verdict> verdicts;
+// The selected labs' manifests: a broken one is reported by name (a failed self-check verdict) and its lab skipped,
+// the others are still graded; with --exercise, only the labs that have it. Returns the labs to grade.
+std::vector<const LabEntry*> load_manifests(const Cli& cli, const std::vector<const LabEntry*>& selected,
+                                            std::map<int, Manifest>& manifests, std::vector<Verdict>& verdicts) {
   std::vector<const LabEntry*> usable;
   for (const LabEntry* lab : selected) {
     try {
@@ -285,14 +271,13 @@ int run(int argc, char** argv) {
       verdicts.push_back({lab->number, 1, "", "", "manifest", false, e.what()});
     }
   }
-  if (usable.empty() && !cli.exercise.empty() && verdicts.empty()) {
-    fmt::print(stderr, "grade: no selected lab has an exercise named '{}'\n", cli.exercise);
-    return kExitUsage;
-  }
+  return usable;
+}
 
-  // `info` first, for every lab: no GPU stops everything before any grading, with one line.
-  Report report;
-  report.date = iso8601_utc(std::chrono::system_clock::now());
+// `info` first, for every lab: no GPU stops everything before any grading, with one line. The first lab's machine is
+// the report's. An exit code when nothing can be graded.
+std::optional<int> describe_machine(const std::vector<const LabEntry*>& usable, const fs::path& bin_dir,
+                                    Report& report) {
   report.machine = nullptr;
   bool any_built = false;
   for (const LabEntry* lab : usable) {
@@ -314,7 +299,12 @@ int run(int argc, char** argv) {
     }
   }
   if (!any_built) return kExitNothingGradable;
+  return std::nullopt;
+}
 
+// How every lab is graded, from the command line: seeds, limits, the sanitizer and the concept tools.
+GradeOptions grade_options(const Cli& cli, const fs::path& bin_dir, const std::vector<const LabEntry*>& usable,
+                           const std::map<int, Manifest>& manifests) {
   GradeOptions options;
   options.bin_dir = bin_dir;
   options.work_dir = cli.work_dir.empty() ? bin_dir / "grading" : fs::path(cli.work_dir);
@@ -322,8 +312,8 @@ int run(int argc, char** argv) {
   options.timed_seed = cli.timed_seed;
   options.timed_salt_seed = cli.timed_salt_seed;
   options.exercise = cli.exercise;
-  options.check_timeout_s = report.check_timeout_s = cli.check_timeout_s;
-  options.time_timeout_s = report.time_timeout_s = cli.time_timeout_s;
+  options.check_timeout_s = cli.check_timeout_s;
+  options.time_timeout_s = cli.time_timeout_s;
   options.progress = [](const std::string& what) { fmt::print(stderr, "  {} ...\n", what); };
   // On for the self-check (the course's own kernels must come out clean) unless --no-sanitize; for a student's own
   // grade only when asked: it keeps the edit-and-grade loop short (docs/sanitizer.md has the cost).
@@ -332,8 +322,14 @@ int run(int argc, char** argv) {
   if (cli.concepts || !cli.ncu.empty() || !cli.cuobjdump.empty())
     options.concepts = locate_concept_tools(cli, usable, manifests);
   options.warn = [](const std::string& what) { fmt::print(stderr, "grade: {}\n", what); };
-  report.commit = cli.commit.empty() ? git_commit(labs_dir) : cli.commit;
+  return options;
+}
 
+// Every repeat of every implementation graded (the self-check: the reference, then the shipped stub), each lab's
+// table printed as soon as it is graded; the self-check's verdicts added to `verdicts`.
+void grade_runs(const Cli& cli, bool everything, const std::vector<const LabEntry*>& usable,
+                const std::map<int, Manifest>& manifests, GradeOptions options, Report& report,
+                std::vector<Verdict>& verdicts) {
   // The self-check grades the shipped stub (`stub`, built from stub.cu) in the student slot, never student.cu: an
   // instructor's edited copy must not decide whether the course holds up. (The baseline is the stub only where the lab
   // has no baseline of its own: cmake/AddLab.cmake.)
@@ -363,41 +359,48 @@ int run(int argc, char** argv) {
       report.runs.push_back(std::move(record));
     }
   }
+}
 
-  if (cli.repeat > 1) {
-    nlohmann::json spreads = nlohmann::json::array();
-    double largest = 0;
-    for (const auto& s : repeat_spreads(report.runs)) {
-      fmt::print("repeat spread lab{} ({}): {:.1f}% of max score (scores {:.2f} to {:.2f} of {:g})\n", s.lab, s.impl,
-                 s.percent, s.lowest, s.highest, s.max_score);
-      largest = std::max(largest, s.percent);
-      spreads.push_back({{"lab", s.lab}, {"impl", s.impl}, {"lowest", s.lowest}, {"highest", s.highest},
-                         {"max_score", s.max_score}, {"percent", s.percent}});
-    }
-    fmt::print("largest repeat spread: {:.1f}% of max score over {} repeats\n\n", largest, cli.repeat);
-    report.repeat_spread = {{"largest_percent", largest}, {"labs", std::move(spreads)}};
+// `--repeat N`: how far each lab's score moved between repeats, printed and kept in the report.
+void report_repeats(int repeats, Report& report) {
+  nlohmann::json spreads = nlohmann::json::array();
+  double largest = 0;
+  for (const auto& s : repeat_spreads(report.runs)) {
+    fmt::print("repeat spread lab{} ({}): {:.1f}% of max score (scores {:.2f} to {:.2f} of {:g})\n", s.lab, s.impl,
+               s.percent, s.lowest, s.highest, s.max_score);
+    largest = std::max(largest, s.percent);
+    spreads.push_back({{"lab", s.lab}, {"impl", s.impl}, {"lowest", s.lowest}, {"highest", s.highest},
+                       {"max_score", s.max_score}, {"percent", s.percent}});
   }
+  fmt::print("largest repeat spread: {:.1f}% of max score over {} repeats\n\n", largest, repeats);
+  report.repeat_spread = {{"largest_percent", largest}, {"labs", std::move(spreads)}};
+}
 
-  bool self_check_passed = true;
-  if (cli.self_check) {
-    for (const auto& v : verdicts) {
-      fmt::print("{}\n", format_verdict(v));
-      self_check_passed = self_check_passed && v.passed;
-    }
-    for (const LabEntry* lab : selected) {
-      const auto n =
-          std::count_if(verdicts.begin(), verdicts.end(), [&](const Verdict& v) { return v.lab == lab->number; });
-      if (n == 0) continue;
-      const auto bad = std::count_if(verdicts.begin(), verdicts.end(),
-                                     [&](const Verdict& v) { return v.lab == lab->number && !v.passed; });
-      fmt::print("self-check lab{}: {} ({} of {} expectations met)\n", lab->number, bad == 0 ? "PASS" : "FAIL",
-                 n - bad, n);
-    }
-    fmt::print("self-check: {}\n\n", self_check_passed ? "PASS" : "FAIL");
-    report.self_check = self_check_json(verdicts);
+// `--self-check`: every verdict, then each lab's and the whole check's PASS or FAIL, kept in the report. True when
+// every expectation was met.
+bool report_self_check(const std::vector<const LabEntry*>& selected, const std::vector<Verdict>& verdicts,
+                       Report& report) {
+  bool passed = true;
+  for (const auto& v : verdicts) {
+    fmt::print("{}\n", format_verdict(v));
+    passed = passed && v.passed;
   }
+  for (const LabEntry* lab : selected) {
+    const auto n =
+        std::count_if(verdicts.begin(), verdicts.end(), [&](const Verdict& v) { return v.lab == lab->number; });
+    if (n == 0) continue;
+    const auto bad = std::count_if(verdicts.begin(), verdicts.end(),
+                                   [&](const Verdict& v) { return v.lab == lab->number && !v.passed; });
+    fmt::print("self-check lab{}: {} ({} of {} expectations met)\n", lab->number, bad == 0 ? "PASS" : "FAIL", n - bad,
+               n);
+  }
+  fmt::print("self-check: {}\n\n", passed ? "PASS" : "FAIL");
+  report.self_check = self_check_json(verdicts);
+  return passed;
+}
 
-  const fs::path output = cli.output;
+// The results file; false (said on stderr) when it cannot be written.
+bool write_results(const Report& report, const fs::path& output) {
   std::error_code error;
   if (output.has_parent_path()) fs::create_directories(output.parent_path(), error);
   std::ofstream file(output);
@@ -405,9 +408,59 @@ int run(int argc, char** argv) {
   file.close();
   if (!file) {
     fmt::print(stderr, "grade: cannot write the results file {}\n", output.string());
-    return kExitUsage;
+    return false;
   }
   fmt::print("results: {}\n", output.string());
+  return true;
+}
+
+// `grade`: the command line, then its steps in order: select the labs, read their manifests, ask each lab binary
+// for its machine, grade every run, then the repeats' spread, the self-check's verdicts and the results file.
+int run(int argc, char** argv) {
+  Cli cli;
+  if (auto stop = parse(argc, argv, cli)) return *stop;
+
+  const fs::path labs_dir = cli.labs_dir;
+  const fs::path bin_dir = cli.bin_dir.empty() ? executable_dir(argv[0]) : fs::path(cli.bin_dir);
+  const auto labs = discover_labs(labs_dir);
+  if (cli.list) {
+    list_labs(labs, labs_dir, bin_dir);
+    return kExitGraded;
+  }
+  if (cli.device) return print_device_summary(labs, bin_dir);
+  if (cli.labs.empty() && !cli.self_check) {
+    fmt::print(stderr, "grade: name the labs to grade (lab1, 1, 01, 01_coalescing) or `all`; see grade --help\n");
+    return kExitUsage;
+  }
+  if (labs.empty()) {
+    fmt::print(stderr, "grade: no labs in {} (folders NN_name/ with a manifest.json)\n", labs_dir.string());
+    return kExitNothingGradable;
+  }
+
+  const bool everything = cli.labs.empty() || std::find(cli.labs.begin(), cli.labs.end(), "all") != cli.labs.end();
+  auto chosen = select_labs(cli, labs, everything);
+  if (const int* code = std::get_if<int>(&chosen)) return *code;
+  const auto& selected = std::get<std::vector<const LabEntry*>>(chosen);
+
+  std::map<int, Manifest> manifests;
+  std::vector<Verdict> verdicts;
+  const auto usable = load_manifests(cli, selected, manifests, verdicts);
+  if (usable.empty() && !cli.exercise.empty() && verdicts.empty()) {
+    fmt::print(stderr, "grade: no selected lab has an exercise named '{}'\n", cli.exercise);
+    return kExitUsage;
+  }
+
+  Report report;
+  report.date = iso8601_utc(std::chrono::system_clock::now());
+  if (auto stop = describe_machine(usable, bin_dir, report)) return *stop;
+  report.check_timeout_s = cli.check_timeout_s;
+  report.time_timeout_s = cli.time_timeout_s;
+  report.commit = cli.commit.empty() ? git_commit(labs_dir) : cli.commit;
+
+  grade_runs(cli, everything, usable, manifests, grade_options(cli, bin_dir, usable, manifests), report, verdicts);
+  if (cli.repeat > 1) report_repeats(cli.repeat, report);
+  const bool self_check_passed = !cli.self_check || report_self_check(selected, verdicts, report);
+  if (!write_results(report, cli.output)) return kExitUsage;
   return self_check_passed ? kExitGraded : kExitSelfCheckFailed;
 }
 
