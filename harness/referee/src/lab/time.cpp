@@ -111,10 +111,20 @@ int time(const TimeRequest& request) {
   const Work work = problem->work();
   const bool memory = spec->bound == Bound::memory;
 
+  // The seed of every salt of the rounds below, drawn now that the runners are up (none can know it), or the one
+  // given to replay them; in every result, a wrong one too, so that the grader can check what it asked for.
+  std::uint64_t salt_seed = 0;
+  if (request.salt_seed) {
+    salt_seed = *request.salt_seed;
+  } else {
+    std::random_device device;
+    salt_seed = (std::uint64_t{device()} << 32) ^ device();
+  }
   nlohmann::json out = {{"exercise", spec->name},
                         {"impl", request.impl},
                         {"shape", shape.str()},
                         {"seed", request.seed},
+                        {"salt_seed", salt_seed},
                         {"work", {{"bytes", work.bytes}, {"flops", work.flops}}},
                         {"unit", memory ? "GB/s" : "GFLOP/s"},
                         {"correct", true},
@@ -174,12 +184,7 @@ int time(const TimeRequest& request) {
   // Without the reference's runner there is nothing to compare fresh inputs' outputs with: the CPU reference checks
   // every timed output instead (a time for the report only, so caching could win nothing).
   const bool fresh = problem->refreshable() && !request.student_only;
-  const std::uint64_t salt_seed = request.salt_seed.value_or([] {
-    std::random_device device;
-    return (std::uint64_t{device()} << 32) ^ device();
-  }());
   std::mt19937_64 salts(salt_seed);
-  out["salt_seed"] = salt_seed;
   const std::map<std::string, std::size_t> slot = {{"student", 0}, {"reference", 1}, {"baseline", 2}};
   L2Flusher flusher(device.l2_bytes);
   std::map<std::string, Clocks> clocks;
