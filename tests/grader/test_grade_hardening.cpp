@@ -136,6 +136,17 @@ TEST_CASE("every run draws fresh seeds and records them; --seeds, --timed-seed a
   CHECK(c["timed_salt_seed"] == std::uint64_t{18446744073709551615u});  // the full 64 bits, through JSON and back
 }
 
+TEST_CASE("a replayed timed run that ends wrong is wrong, its salt seed named as asked", "[grader][e2e][hardening]") {
+  const TempDir dir;
+  const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--timed-seed", "9", "--timed-salt-seed", "11"},
+                             {{"FAKE_LAB_MODE", "wrong_after_timing"}});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.process.exit_code == 0);
+  const auto copy = exercise(run.results, "copy");
+  CHECK(copy["status"] == "wrong");
+  CHECK_THAT(copy["message"].get<std::string>(), ContainsSubstring("every test passed, but the timed run was wrong"));
+}
+
 TEST_CASE("results that contradict what the grader asked for are bad output", "[grader][e2e][hardening]") {
   struct Case {
     const char* mode;
