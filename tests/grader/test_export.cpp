@@ -107,6 +107,19 @@ std::string xpath(const fs::path& file, const std::string& expression) {
   return !run.out.empty() && run.out.back() == '\n' ? run.out.substr(0, run.out.size() - 1) : run.out;
 }
 
+// `grade export --format junit` of dir/class.json into dir/class.xml, which must be valid against Jenkins' schema.
+fs::path junit_export(const TempDir& dir) {
+  const auto xml = dir.path / "class.xml";
+  const auto run = export_command(dir, {(dir.path / "class.json").string(), "--format", "junit", "--output",
+                                        xml.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto valid = tool({"xmllint", "--noout", "--schema", (kData / "junit.xsd").string(), xml.string()});
+  INFO(valid.err << read_text(xml));
+  REQUIRE(valid.exit_code == 0);
+  return xml;
+}
+
 // A CSV file as python's csv module reads it: a list of rows of fields.
 json read_csv(const fs::path& csv) {
   const auto read = tool({"python3", "-c",
@@ -215,15 +228,7 @@ TEST_CASE("the JUnit export is valid JUnit XML whose counts and scores match the
   const std::string error = "compile error: a.cu(3): error: \"<T>\" & 'x' ]]> \x01\x1b Zo\xc3\xab end";
   write_text(dir.path / "class.json",
              class_file({{"alice", alice}, {"b<o>b & \"co\"", bob}}, {{"carol", error}}).dump());
-  const auto xml = dir.path / "class.xml";
-  const auto run = export_command(dir, {(dir.path / "class.json").string(), "--format", "junit", "--output",
-                                        xml.string()});
-  INFO(run.err);
-  REQUIRE(run.exit_code == 0);
-
-  const auto valid = tool({"xmllint", "--noout", "--schema", (kData / "junit.xsd").string(), xml.string()});
-  INFO(valid.err << read_text(xml));
-  REQUIRE(valid.exit_code == 0);
+  const auto xml = junit_export(dir);
   CHECK(xpath(xml, "string(/testsuites/@tests)") == "5");
   CHECK(xpath(xml, "count(//testcase)") == "5");
   CHECK(xpath(xml, "string(/testsuites/@failures)") == "2");  // alice's gemm, bob's copy
@@ -472,14 +477,7 @@ TEST_CASE("a lab not handed in is a skipped test in the JUnit export, not a fail
                  {{1, "refused", refused}, {2, "no submission", "no submission"}}),
        {{"student", "carl"}, {"results", carl}, {"error", "lab2: no submission"}}});
   write_text(dir.path / "class.json", book.dump());
-  const auto xml = dir.path / "class.xml";
-  const auto run = export_command(dir, {(dir.path / "class.json").string(), "--format", "junit", "--output",
-                                        xml.string()});
-  INFO(run.err);
-  REQUIRE(run.exit_code == 0);
-  const auto valid = tool({"xmllint", "--noout", "--schema", (kData / "junit.xsd").string(), xml.string()});
-  INFO(valid.err << read_text(xml));
-  REQUIRE(valid.exit_code == 0);
+  const auto xml = junit_export(dir);
   for (const std::string student : {"alice", "carl"}) {
     CAPTURE(student);
     const auto suite = "//testsuite[@name='" + student + ".lab2']";
