@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 namespace grader {
 
 // The grade formula (the README quotes this comment):
@@ -16,12 +18,23 @@ namespace grader {
 //     f = 1                                  if t_s <= full
 //     f = 0                                  if t_s >= t_b
 //     f = ln(t_b / t_s) / ln(t_b / full)     otherwise (log scale: each halving of the time earns the same points)
-//   Degenerate case: if t_b <= full (the baseline is not slower than the full-marks time), f = 1 if t_s <= full
-//   and 0 otherwise. A time that is not a positive finite number gives f = 0.
+//   A time that is not a positive finite number gives f = 0.
 //   An exercise whose baseline time varies between processes more than timing noise (baseline_margin in its
 //   manifest entry, default 0) counts t_b / (1 + baseline_margin) as t_b: the shipped code, timed as the student,
 //   must not earn points by drawing a slower baseline (lab 07's pageable copies: 43.8 to 55.9 ms from one process to
 //   the next on an H200, results/2026-11-23-h200-53ade6d/grading-overhead.txt).
+//
+//   Graded by a metric instead (the manifest's `graded_by`, lab 07's pipelines): with m_s and m_r the student's and
+//   the reference's values of it in the same run (0 at the baseline, higher when better) and k its full_marks_at,
+//     f = clamp(m_s / (k m_r), 0, 1)       (linear: the metric is already a share of what can be gained)
+//   and sd(f)^2 = (e_s / (k m_r))^2 + (m_s e_r / (k m_r^2))^2 from the metric's standard errors e_s and e_r.
+//   A run where m_r < kLeastReferenceMetric cannot grade by the metric (the reference did not show it either).
+//
+//   A run that cannot tell kernels apart does not hand out points by chance: graded by time, f is 0 and the run is
+//   ungraded (the grader marks it invalid-run and says why) when t_b < kNarrowestScale * full (a baseline no slower
+//   than the full-marks time included: there is no scale at all), or when the scale's
+//   width ln(t_b / full) is under kNoiseSpans times the per-sample noise of the reference or of the baseline; graded
+//   either way, when f's standard deviation is above kUngradableSd (after the grader has sampled longer).
 //
 //   Performance points = performance_points * f.
 //   f's resolution: with e_s, e_r and e_b the standard errors of ln t_s, ln t_r and ln t_b (median_log_error()),
@@ -30,6 +43,45 @@ namespace grader {
 //   Exercise score = correctness points + performance points; a lab's score is the sum over its exercises.
 //   `grade all` adds a weighted total: sum(weight * score / max_score) / sum(weight), in percent, with each lab's
 //   weight from its manifest.
+namespace {
+
+// Beyond two standard deviations of a clamp, f is 0 or 1 whatever the noise did: its spread is 0.
+double clamped_sd(double raw, double sd) { return raw - 2 * sd >= 1 || raw + 2 * sd <= 0 ? 0.0 : sd; }
+
+// f and its spread from the manifest's metric; `ungraded` says why not where the reference shows too little of it.
+void score_by_metric(const MetricInputs& m, Score& s) {
+  if (!std::isfinite(m.student) || !std::isfinite(m.reference) || !(m.reference >= kLeastReferenceMetric)) {
+    s.ungraded = fmt::format("the reference reached {} {:.2f} in this run, under the {:g} needed to grade a share of "
+                             "it: this machine cannot grade this exercise's performance",
+                             m.name, m.reference, kLeastReferenceMetric);
+    return;
+  }
+  const double full = m.full_marks_at * m.reference, raw = m.student / full;
+  s.perf_fraction = std::clamp(raw, 0.0, 1.0);
+  const double es = m.student_error / full, er = m.student * m.reference_error / (full * m.reference);
+  s.perf_fraction_sd = clamped_sd(raw, std::sqrt(es * es + er * er));
+}
+
+// f and its spread from the three times; `ungraded` says why not where the scale is too narrow for the noise.
+void score_by_time(const ScoreInputs& in, double ts, double full, double tb, Score& s) {
+  const double noisiest = std::max(in.reference_noise_pct, in.baseline_noise_pct) / 100;
+  if (tb < kNarrowestScale * full || std::log(tb / full) < kNoiseSpans * noisiest) {
+    s.ungraded = fmt::format("the baseline took {:.2f}x the reference's time in this run, with {:.1f}% noise a sample: "
+                             "too narrow a scale to rank a kernel on, so this machine cannot grade this exercise's "
+                             "performance",
+                             s.window, 100 * noisiest);
+    return;
+  }
+  const double scale = std::log(tb / full), raw = std::log(tb / ts) / scale;
+  s.perf_fraction = ts <= full ? 1.0 : std::clamp(raw, 0.0, 1.0);
+  const double es = in.student_log_error, er = in.reference_log_error, eb = in.baseline_log_error;
+  const double above = std::log(ts / full), below = std::log(tb / ts);
+  s.perf_fraction_sd = clamped_sd(
+      raw, std::sqrt(es * es / (scale * scale) + (above * above * eb * eb + below * below * er * er) / std::pow(scale, 4)));
+}
+
+}  // namespace
+
 Score score_exercise(const ScoreInputs& in) {
   Score s;
   const int total = std::max(in.tests_total, 0);
@@ -41,32 +93,20 @@ Score score_exercise(const ScoreInputs& in) {
   if (gate && valid(in.student_ms) && valid(in.reference_ms) && valid(in.baseline_ms) && in.full_marks_at > 0) {
     const double ts = in.student_ms, full = in.full_marks_at * in.reference_ms;
     const double tb = in.baseline_ms / (1 + std::max(0.0, in.baseline_margin));
-    if (ts <= full) {
-      s.perf_fraction = 1;
-    } else if (tb <= full || ts >= tb) {
-      s.perf_fraction = 0;
-    } else {
-      s.perf_fraction = std::clamp(std::log(tb / ts) / std::log(tb / full), 0.0, 1.0);
-    }
     s.window = tb / in.reference_ms;
-    if (tb > full) {
-      const double scale = std::log(tb / full), raw = std::log(tb / ts) / scale;
-      const double es = in.student_log_error, er = in.reference_log_error, eb = in.baseline_log_error;
-      const double above = std::log(ts / full), below = std::log(tb / ts);
-      const double sd = std::sqrt(es * es / (scale * scale) +
-                                  (above * above * eb * eb + below * below * er * er) / std::pow(scale, 4));
-      // Clamped beyond two standard deviations, f is 0 or 1 whatever the noise did.
-      s.perf_fraction_sd = raw - 2 * sd >= 1 || raw + 2 * sd <= 0 ? 0.0 : sd;
-    }
+    if (in.metric)
+      score_by_metric(*in.metric, s);
+    else
+      score_by_time(in, ts, full, tb, s);
+    if (s.ungraded.empty() && s.perf_fraction_sd > kUngradableSd)
+      s.ungraded = fmt::format("the performance fraction came out {:.2f} +- {:.2f}: this run's noise would decide the "
+                               "points, so this machine cannot grade this exercise's performance",
+                               s.perf_fraction, s.perf_fraction_sd);
+    if (!s.ungraded.empty()) s.perf_fraction = 0;
   }
   s.performance = in.performance_points * s.perf_fraction;
   s.total = s.correctness + s.performance;
   return s;
-}
-
-double median_log_error(double noise_pct, double samples) {
-  if (!(samples > 0) || !std::isfinite(noise_pct) || noise_pct < 0) return 0.0;
-  return 1.2533 * noise_pct / 100.0 / std::sqrt(samples);
 }
 
 }  // namespace grader

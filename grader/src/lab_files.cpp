@@ -202,9 +202,10 @@ TimeFile parse_time_results(std::string_view text, bool student_only) {
     if (name == "student" || name == "reference" || name == "baseline" || name == "ceiling") continue;
     if (auto peer = parse_runner(runners, name.c_str(), ignored)) t.peers.emplace(name, *peer);
   }
-  if (j.contains("metrics") && j.at("metrics").is_object())
-    for (const auto& [name, value] : j.at("metrics").items())
-      if (value.is_number()) t.metrics.emplace(name, value.get<double>());
+  for (const auto& [key, into] : {std::pair{"metrics", &t.metrics}, std::pair{"metric_errors", &t.metric_errors}})
+    if (j.contains(key) && j.at(key).is_object())
+      for (const auto& [name, value] : j.at(key).items())
+        if (value.is_number()) into->emplace(name, value.get<double>());
   if (j.contains("phases_s") && j.at("phases_s").is_object())
     for (const auto& [name, value] : j.at("phases_s").items())
       if (value.is_number()) t.phases_s.emplace(name, value.get<double>());

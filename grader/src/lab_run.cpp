@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <csignal>
+#include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -33,6 +35,11 @@ constexpr const char* kResultsPath = "/dev/fd/3";
 // a CUDA context of its own (some hundred MB of GPU memory each), and a GPU smaller than the course's may be grading
 // every lab.
 constexpr std::size_t kUntimedRunsAtOnce = 12;
+// The lab binary's sampling when not told (harness/referee/src/lab/commands.hpp: --max-seconds 3, --min-samples 10).
+constexpr double kLabSamplingS = 3.0;
+constexpr double kLabMinSamples = 10;
+// A timed run whose f is unresolved is run again sampling 2x, then 4x as long: at most this many more runs.
+constexpr int kResolveRetimes = 2;
 
 // All a lab binary sees of the grader's environment: what the C runtime, the CUDA driver and the course's own
 // switches need, and the fake lab's (tests/fakes), which a real lab ignores. The rest (tokens, the grader's own
@@ -186,34 +193,89 @@ class ExerciseGrader {
   }
 
   // Timed run, score and concept checks of an exercise whose check and sanitizer runs ended (`passed`: every test
-  // passed and no sanitizer run stopped it).
+  // passed and no sanitizer run stopped it). A timed run that leaves f unresolved (kResolvedFractionSd) is run again,
+  // sampling twice as long each time, at most kResolveRetimes times: the grade keeps the last run.
   ExerciseResult finish(ExerciseResult x, const ExerciseSpec& spec, bool passed) {
     // The sanity gate guards performance points: an exercise timed alone has no reference time to check.
-    const bool timed_ok = passed && time(x) && (timed_alone(x) || reference_in_standing(x, spec));
-    const auto median = [](const std::optional<RunnerTiming>& r) { return r ? r->median_ms : 0.0; };
-    const auto error = [](const std::optional<RunnerTiming>& r) {
-      return r ? median_log_error(r->noise_pct.value_or(0), r->samples.value_or(0)) : 0.0;
+    const auto timed = [&](double sampling) {
+      return time(x, sampling) && (timed_alone(x) || reference_in_standing(x, spec));
     };
-    x.score = score_exercise({spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total,
-                              timed_ok, timed_ok ? x.timing->student.median_ms : 0,
-                              timed_ok ? median(x.timing->reference) : 0, timed_ok ? median(x.timing->baseline) : 0,
-                              manifest_.full_marks_at, spec.baseline_margin,
-                              timed_ok ? error(x.timing->student) : 0, timed_ok ? error(x.timing->reference) : 0,
-                              timed_ok ? error(x.timing->baseline) : 0});
+    const double sampling = manifest_.sampling_s.value_or(kLabSamplingS);
+    bool timed_ok = passed && timed(0);
+    x.score = score(x, spec, timed_ok);
+    for (int retime = 1; timed_ok && retime <= kResolveRetimes && x.score.perf_fraction_sd > kResolvedFractionSd;
+         ++retime) {
+      timed_ok = timed(sampling * (1 << retime));
+      x.score = score(x, spec, timed_ok);
+    }
     if (timed_ok && x.timing->reference) {
       x.message = fmt::format("{}/{} tests passed; {:.2f}x the reference time (full marks at {:g}x)", x.tests_passed,
                               x.tests_total, x.timing->student.median_ms / x.timing->reference->median_ms,
                               manifest_.full_marks_at);
+      if (spec.graded_by)
+        x.message = fmt::format("{}/{} tests passed; {} {:.2f} against the reference's {:.2f} (full marks at {:g} of "
+                                "it; {:.2f}x the reference time)",
+                                x.tests_passed, x.tests_total, spec.graded_by->metric,
+                                metric_of(spec, "student", x.timing->metrics),
+                                metric_of(spec, "reference", x.timing->metrics), spec.graded_by->full_marks_at,
+                                x.timing->student.median_ms / x.timing->reference->median_ms);
       // Said where this run's noise leaves the performance fraction unsure (docs/protocol.md, "Resolution").
-      if (x.score.perf_fraction_sd > kResolvedFractionSd)
+      if (x.score.perf_fraction_sd > kResolvedFractionSd && x.score.ungraded.empty())
         x.message += fmt::format("; performance fraction {:.2f} +- {:.2f} (this run's noise)", x.score.perf_fraction,
                                  x.score.perf_fraction_sd);
+      // Correctness points stay as earned; no performance points are given by chance (formula.cpp).
+      if (!x.score.ungraded.empty())
+        fail(x, Status::kInvalidRun,
+             fmt::format("{}/{} tests passed, but {}", x.tests_passed, x.tests_total, x.score.ungraded));
     } else if (timed_ok) {
       x.message = fmt::format("{}/{} tests passed; timed for the report only (no performance points)", x.tests_passed,
                               x.tests_total);
     }
     if (passed) measure_concepts(x, spec);
     return x;
+  }
+
+  // The value `<graded_by>_<who>` of `from`, a timed run's metrics or their errors (NaN when it is missing).
+  static double metric_of(const ExerciseSpec& spec, std::string_view who, const std::map<std::string, double>& from) {
+    const auto it = from.find(fmt::format("{}_{}", spec.graded_by->metric, who));
+    return it == from.end() ? std::nan("") : it->second;
+  }
+
+  // The formula's inputs from x's last timed run (`timed_ok`: it ran, was right and its reference was in standing).
+  Score score(const ExerciseResult& x, const ExerciseSpec& spec, bool timed_ok) const {
+    const auto median = [](const std::optional<RunnerTiming>& r) { return r ? r->median_ms : 0.0; };
+    const auto noise = [](const std::optional<RunnerTiming>& r) { return r ? r->noise_pct.value_or(0) : 0.0; };
+    const auto error = [](const std::optional<RunnerTiming>& r) {
+      return r ? median_log_error(r->noise_pct.value_or(0), r->samples.value_or(0)) : 0.0;
+    };
+    ScoreInputs in{spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total, timed_ok};
+    in.full_marks_at = manifest_.full_marks_at;
+    in.baseline_margin = spec.baseline_margin;
+    if (timed_ok) {
+      const Timing& t = *x.timing;
+      in.student_ms = t.student.median_ms;
+      in.reference_ms = median(t.reference);
+      in.baseline_ms = median(t.baseline);
+      in.student_log_error = error(t.student);
+      in.reference_log_error = error(t.reference);
+      in.baseline_log_error = error(t.baseline);
+      in.reference_noise_pct = noise(t.reference);
+      in.baseline_noise_pct = noise(t.baseline);
+      if (spec.graded_by) {
+        // A missing error counts as unbounded: such a run cannot grade by its metric.
+        const auto err = [&](std::string_view who) {
+          const double e = metric_of(spec, who, t.metric_errors);
+          return std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
+        };
+        in.metric = MetricInputs{spec.graded_by->metric,
+                                 metric_of(spec, "student", t.metrics),
+                                 metric_of(spec, "reference", t.metrics),
+                                 err("student"),
+                                 err("reference"),
+                                 spec.graded_by->full_marks_at};
+      }
+    }
+    return score_exercise(in);
   }
 
   void tell(const std::string& what) const {
@@ -523,7 +585,9 @@ class ExerciseGrader {
   }
 
   // Runs `time`; true when the timed run was correct and its medians are usable.
-  bool time(ExerciseResult& x) {
+  // `sampling`: seconds of sampling to ask for (--max-seconds, and ten samples a 3 s: --min-samples), or 0 for the
+  // manifest's.
+  bool time(ExerciseResult& x, double sampling = 0) {
     const TimePlan plan{x.name, options_.impl, options_.timed_seed.value_or(fresh_seed()), options_.timed_salt_seed,
                         timed_alone(x)};
     x.timed_seed = plan.seed;
@@ -536,6 +600,9 @@ class ExerciseGrader {
     // its reference and baseline at three).
     if (plan.student_only)
       argv.insert(argv.end(), {"--max-seconds", "0", "--student-only"});
+    else if (sampling > 0)
+      argv.insert(argv.end(), {"--max-seconds", fmt::format("{:g}", sampling), "--min-samples",
+                               std::to_string(static_cast<int>(std::ceil(kLabMinSamples * sampling / kLabSamplingS)))});
     else if (manifest_.sampling_s)
       argv.insert(argv.end(), {"--max-seconds", fmt::format("{:g}", *manifest_.sampling_s)});
     std::optional<HostLinkTurn> turn;
@@ -543,7 +610,8 @@ class ExerciseGrader {
     const auto run = launch(argv, time_timeout_s_);
     turn.reset();
     x.wall_s += run.wall_s;
-    x.time_s = run.wall_s;
+    x.time_s += run.wall_s;
+    ++x.timed_runs;
 
     TimeFile f = parse_time_results(run.results, plan.student_only);
     if (run.results_truncated) f.error = fmt::format("more than {} bytes", ProcessOptions{}.capture_limit);

@@ -177,6 +177,21 @@ ConceptSpec parse_concept(const Reader& in, const json& c, const std::string& wh
   return spec;
 }
 
+// `"graded_by"`: a metric stem the time results name with _student and _reference, and where full marks start.
+GradedBy parse_graded_by(const Reader& in, const json& g, const std::string& where) {
+  if (!g.is_object()) in.fail(where, "must be an object");
+  in.only_known(g, where, {"metric", "full_marks_at"});
+  GradedBy by;
+  by.metric = in.string(g, "metric", where + ".metric");
+  const bool word = std::all_of(by.metric.begin(), by.metric.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+  if (!word) in.fail(where + ".metric", fmt::format("'{}' must be letters, digits and '_'", by.metric));
+  by.full_marks_at = in.number(g, "full_marks_at", where + ".full_marks_at", 0.8, 0, true);
+  if (by.full_marks_at > 1) in.fail(where + ".full_marks_at", fmt::format("must be <= 1, not {}", by.full_marks_at));
+  return by;
+}
+
 }  // namespace
 
 std::string_view to_string(StubKind kind) { return kind == StubKind::kSlow ? "slow" : "incorrect"; }
@@ -237,7 +252,7 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     if (!e.is_object()) in.fail(where, "must be an object");
     in.only_known(e, where,
                   {"name", "correctness_points", "performance_points", "stub", "reference_percent_of_ceiling",
-                   "baseline_margin"});
+                   "baseline_margin", "graded_by"});
     ExerciseSpec spec;
     spec.name = in.string(e, "name", where + ".name");
     if (!names.insert(spec.name).second) in.fail(where + ".name", fmt::format("duplicate exercise '{}'", spec.name));
@@ -255,6 +270,7 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
       spec.reference_percent_of_ceiling = in.number(e, "reference_percent_of_ceiling",
                                                     where + ".reference_percent_of_ceiling", {}, 0, true);
     spec.baseline_margin = in.number(e, "baseline_margin", where + ".baseline_margin", 0.0, 0, false);
+    if (e.contains("graded_by")) spec.graded_by = parse_graded_by(in, e.at("graded_by"), where + ".graded_by");
     m.exercises.push_back(std::move(spec));
   }
 

@@ -101,6 +101,9 @@ json to_json(const ExerciseResult& x) {
             {"perf_fraction", x.score.perf_fraction},
             {"perf_fraction_sd", x.score.perf_fraction_sd},  // how far this run's noise could move it
             {"window", x.score.window},                      // t_b / t_r of this run: the scale's width
+            // Why this run could not grade performance (status invalid-run), or null: formula.cpp.
+            {"performance_ungraded", x.score.ungraded.empty() ? json(nullptr) : json(x.score.ungraded)},
+            {"timed_runs", x.timed_runs},  // more than 1 where the grader sampled longer to resolve f
             {"tests_passed", x.tests_passed},
             {"tests_total", x.tests_total},
             {"wall_s", x.wall_s},
@@ -138,6 +141,7 @@ json to_json(const ExerciseResult& x) {
     for (const auto& [name, p] : t->peers) peers[name] = {{"median_ms", p.median_ms}, {"rate", or_null(p.rate)}};
   j["peers"] = peers;
   j["metrics"] = t ? json(t->metrics) : json::object();
+  j["metric_errors"] = t ? json(t->metric_errors) : json::object();
   j["phases_s"] = t ? json(t->phases_s) : json::object();
   return j;
 }

@@ -34,8 +34,12 @@
 //   FAKE_LAB_STUDENT_MS comma-separated student medians (ms); with FAKE_LAB_COUNTER_FILE set, the n-th `time` run of
 //                       the student takes the n-th value (cycling), so repeats can differ on purpose.
 //
+//   FAKE_LAB_NOISE_PCT  every runner's noise a sample (default 0.3); each reports 12 samples, or --min-samples
+//                       when more are asked for. Metrics: overlap_student and overlap_reference as lab 07's, with
+//                       metric_errors from that noise.
+//
 //   FAKE_LAB_CALL_LOG   every check and time run appends "<this binary's path> <command> <exercise> <impl>" to it
-//                       (and " max-seconds=V" when given):
+//                       (and " max-seconds=V" and " min-samples=N" when given):
 //                       the batch tests count grading runs per student (each student's lab binary is its own copy).
 //   Without FAKE_LAB_MODE, a line "FAKE_LAB_MODE=..." in runners/lab1-student beside this binary sets the mode:
 //   `grade batch` builds each student's file into that runner, so each fake student says how it misbehaves.
@@ -57,6 +61,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -330,9 +335,18 @@ double student_ms(const Exercise& ex, const std::string& mode) {
   return std::stod(values[n % values.size()]);
 }
 
+// `time --min-samples`: how many samples each runner reports (at least 12, the fake's usual count).
+int min_samples = 12;
+
+// FAKE_LAB_NOISE_PCT, every runner's noise a sample (default 0.3).
+double noise_pct() {
+  const std::string noise = env("FAKE_LAB_NOISE_PCT");
+  return noise.empty() ? 0.3 : std::stod(noise);
+}
+
 json runner(double ms, double work) {
   return {{"median_ms", ms},  {"min_ms", ms * 0.99}, {"max_ms", ms * 1.02},
-          {"noise_pct", 0.3}, {"samples", 12},       {"rate", work / (ms * 1e-3) / 1e9}};
+          {"noise_pct", noise_pct()}, {"samples", min_samples}, {"rate", work / (ms * 1e-3) / 1e9}};
 }
 
 // `time --salt-seed`, as given (empty: the fake draws one, as a lab binary does, and reports it).
@@ -377,7 +391,15 @@ int run_time(const Exercise& ex, const std::string& impl, const std::string& res
     j["runners"].erase("baseline");
   }
   j["percent_of_ceiling"] = 100.0 * ex.ceiling_ms / ms;
-  j["metrics"] = {{"fraction_of_library_speed", ex.reference_ms / 2 / ms}};
+  // overlap as lab 07 computes it, (t_b - t) / (t_b - ceiling), and its error from the median's: a manifest may grade
+  // by it (graded_by).
+  const double spread = ex.baseline_ms - ex.ceiling_ms;
+  const double log_error = 1.2533 * noise_pct() / 100 / std::sqrt(static_cast<double>(min_samples));
+  j["metrics"] = {{"fraction_of_library_speed", ex.reference_ms / 2 / ms},
+                  {"overlap_student", (ex.baseline_ms - ms) / spread},
+                  {"overlap_reference", (ex.baseline_ms - reference_ms) / spread}};
+  j["metric_errors"] = {{"overlap_student", ms * log_error / spread},
+                        {"overlap_reference", reference_ms * log_error / spread}};
   out << j.dump() << "\n";
   std::cout << ex.name << ": student " << ms << " ms\n";
   return 0;
@@ -410,6 +432,7 @@ int main(int argc, char** argv) {
     else if (arg == "--seed") seed = argv[++i];
     else if (arg == "--salt-seed") salt_seed = argv[++i];
     else if (arg == "--max-seconds") max_seconds = argv[++i];
+    else if (arg == "--min-samples") min_samples = std::max(min_samples, std::stoi(argv[++i]));
     else return usage("unknown option " + arg);
   }
   if (command == "list") {
@@ -437,6 +460,7 @@ int main(int argc, char** argv) {
   if (const std::string log = env("FAKE_LAB_CALL_LOG"); !log.empty()) {
     const std::string line = self_path().string() + " " + command + " " + exercise + " " + impl +
                              (max_seconds.empty() ? "" : " max-seconds=" + max_seconds) +
+                             (min_samples == 12 ? "" : " min-samples=" + std::to_string(min_samples)) +
                              (student_only ? " student-only" : "") + "\n";
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);  // one write: one line
     if (fd >= 0) {

@@ -145,7 +145,8 @@ inline GradeRun run_grade(const TempDir& dir, std::vector<std::string> args, Env
     options.argv.push_back("--no-sanitize");
   // Unset unless the test sets it: the fake must not see the mode of a test that ran before.
   for (const char* name : {"FAKE_LAB_MODE", "FAKE_LAB_EXERCISE", "FAKE_LAB_STUDENT_MS", "FAKE_LAB_COUNTER_FILE",
-                           "FAKE_LAB_PID_FILE", "FAKE_LAB_MARKER", "FAKE_LAB_FORGE_DIR", "FAKE_LAB_SPY_FILE"})
+                           "FAKE_LAB_PID_FILE", "FAKE_LAB_MARKER", "FAKE_LAB_FORGE_DIR", "FAKE_LAB_SPY_FILE",
+                           "FAKE_LAB_NOISE_PCT"})
     options.env.emplace_back(name, "");
   for (auto& [name, value] : env) {
     const auto known = std::find_if(options.env.begin(), options.env.end(), [&](auto& kv) { return kv.first == name; });

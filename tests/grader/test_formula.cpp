@@ -6,6 +6,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "grader/formula.hpp"
 
@@ -94,14 +95,101 @@ TEST_CASE("a failed test or a wrong timed run gates the performance points", "[g
   }
 }
 
-TEST_CASE("a baseline no slower than the full-marks time gives all or nothing", "[grader][formula]") {
+TEST_CASE("a baseline no slower than the full-marks time cannot grade performance", "[grader][formula]") {
   auto in = passing(1.1);
-  in.baseline_ms = 1.05;  // full = 1.1 ms > baseline
+  in.baseline_ms = GENERATE(1.05, 1.1);  // full = 1.1 ms: below it, and exactly it
+  CAPTURE(in.baseline_ms);
+  const auto s = score_exercise(in);
+  CHECK(s.perf_fraction == 0.0);  // not 1 for a student who happened to come out under 1.1 ms
+  CHECK(s.correctness == 4.0);
+  CHECK_THAT(s.ungraded, Catch::Matchers::ContainsSubstring("cannot grade this exercise's performance"));
+}
+
+TEST_CASE("a run whose time scale is too narrow for its noise hands out no performance points",
+          "[grader][formula][resolution]") {
+  // Reference 1 ms, full marks at 1.1 ms: lab 07's pipelines measured a baseline 1.22x the reference on one H100.
+  auto in = passing(1.15);
+  in.baseline_ms = 1.2;  // t_b / full = 1.09 < kNarrowestScale
+  const auto narrow = score_exercise(in);
+  CHECK(narrow.perf_fraction == 0.0);
+  CHECK(narrow.performance == 0.0);
+  CHECK_THAT(narrow.ungraded, Catch::Matchers::ContainsSubstring("1.20x the reference's time"));
+  CHECK_THAT(narrow.window, WithinAbs(1.2, 1e-12));  // still reported
+
+  // A wider scale (1.5x: ln(1.5 / 1.1) = 0.31) is graded while the noise is under a fifth of it ...
+  in.baseline_ms = 1.5;
+  in.reference_noise_pct = 5.0;
+  in.baseline_noise_pct = 1.0;
+  const auto graded = score_exercise(in);
+  CHECK(graded.ungraded.empty());
+  CHECK(graded.perf_fraction > 0.5);
+  // ... and not once the reference's or the baseline's runs are noisier than that.
+  for (double* noisy : {&in.reference_noise_pct, &in.baseline_noise_pct}) {
+    auto loud = in;
+    *(noisy == &in.reference_noise_pct ? &loud.reference_noise_pct : &loud.baseline_noise_pct) = 7.0;
+    const auto s = score_exercise(loud);
+    CHECK(s.perf_fraction == 0.0);
+    CHECK_THAT(s.ungraded, Catch::Matchers::ContainsSubstring("7.0% noise"));
+  }
+  // A student's own noise is not the scale's: it widens f's spread instead.
+  auto own = in;
+  own.student_log_error = 0.001;
+  CHECK(score_exercise(own).ungraded.empty());
+}
+
+TEST_CASE("a performance fraction noise would decide is not graded", "[grader][formula][resolution]") {
+  auto in = passing(std::sqrt(1.3 * 1.1));  // halfway up a 1.3x window
+  in.baseline_ms = 1.3;
+  in.student_log_error = in.reference_log_error = in.baseline_log_error = 0.03;
+  const auto s = score_exercise(in);
+  CHECK(s.perf_fraction_sd > grader::kUngradableSd);
+  CHECK(s.perf_fraction == 0.0);
+  CHECK_THAT(s.ungraded, Catch::Matchers::ContainsSubstring("noise would decide"));
+  in.student_log_error = in.reference_log_error = in.baseline_log_error = 0.01;  // sampled longer
+  const auto resolved = score_exercise(in);
+  CHECK(resolved.ungraded.empty());
+  CHECK_THAT(resolved.perf_fraction, WithinAbs(0.5, 1e-9));
+}
+
+TEST_CASE("an exercise graded by a metric earns its share of the reference's value", "[grader][formula][metric]") {
+  // Lab 07's pipelines: overlap 0 for the sequential baseline, the reference's 0.95 on an H100; full marks at 0.8 of it.
+  auto in = passing(1.5);
+  in.baseline_ms = 1.6;  // a time window far too narrow to grade on: the metric decides, not the times
+  in.metric = grader::MetricInputs{"overlap", 0.38, 0.95, 0, 0, 0.8};
+  auto s = score_exercise(in);
+  CHECK(s.ungraded.empty());
+  CHECK_THAT(s.perf_fraction, WithinAbs(0.38 / (0.8 * 0.95), 1e-12));
+  CHECK_THAT(s.performance, WithinAbs(6 * 0.5, 1e-12));
+  in.metric->student = 0.8 * 0.95;  // at the full-marks share, and beyond it
   CHECK(score_exercise(in).perf_fraction == 1.0);
-  in.student_ms = 1.11;
+  in.metric->student = 0.99;
+  CHECK(score_exercise(in).perf_fraction == 1.0);
+  in.metric->student = -0.1;  // slower than the sequential baseline
   CHECK(score_exercise(in).perf_fraction == 0.0);
-  in.baseline_ms = 1.1;  // exactly the full-marks time
-  CHECK(score_exercise(in).perf_fraction == 0.0);
+
+  SECTION("its spread comes from the metric's errors") {
+    in.metric->student = 0.38;
+    in.metric->student_error = 0.02;
+    in.metric->reference_error = 0.03;
+    const double full = 0.8 * 0.95;
+    const double expected = std::hypot(0.02 / full, 0.38 * 0.03 / (full * 0.95));
+    CHECK_THAT(score_exercise(in).perf_fraction_sd, WithinAbs(expected, 1e-12));
+    in.metric->student_error = INFINITY;  // a lab binary that gave no error: not gradable
+    CHECK_THAT(score_exercise(in).ungraded, Catch::Matchers::ContainsSubstring("noise would decide"));
+  }
+  SECTION("a reference that shows too little of it cannot grade it") {
+    in.metric->reference = 0.2;
+    s = score_exercise(in);
+    CHECK(s.perf_fraction == 0.0);
+    CHECK_THAT(s.ungraded, Catch::Matchers::ContainsSubstring("the reference reached overlap 0.20"));
+    in.metric->reference = NAN;
+    CHECK_FALSE(score_exercise(in).ungraded.empty());
+  }
+  SECTION("correctness still gates it") {
+    in.timed_run_correct = false;
+    CHECK(score_exercise(in).perf_fraction == 0.0);
+    CHECK(score_exercise(in).ungraded.empty());
+  }
 }
 
 TEST_CASE("correctness points are shared among the tests", "[grader][formula]") {

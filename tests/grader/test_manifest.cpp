@@ -21,7 +21,8 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
       "timeouts": {"check_s": 60, "time_s": 200, "sanitize_s": 90}, "sampling_s": 1.5, "full_marks_at": 1.25,
       "host_link": true, "exercises": [{"name": "scale", "correctness_points": 4, "performance_points": 6, "stub": "slow"},
                     {"name": "saxpy", "correctness_points": 5.5, "performance_points": 0, "stub": "incorrect",
-       "reference_percent_of_ceiling": 0.077, "baseline_margin": 0.5}]})",
+       "reference_percent_of_ceiling": 0.077, "baseline_margin": 0.5,
+       "graded_by": {"metric": "overlap", "full_marks_at": 0.75}}]})",
                                 "m.json");
   CHECK(m.title == "Memory coalescing");
   CHECK(m.weight == 2.5);
@@ -39,6 +40,10 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   CHECK(m.exercises[1].stub == StubKind::kIncorrect);
   CHECK(m.exercises[1].reference_percent_of_ceiling == 0.077);
   CHECK(m.exercises[1].baseline_margin == 0.5);
+  REQUIRE(m.exercises[1].graded_by);
+  CHECK(m.exercises[1].graded_by->metric == "overlap");
+  CHECK(m.exercises[1].graded_by->full_marks_at == 0.75);
+  CHECK_FALSE(m.exercises[0].graded_by);  // by its times
 }
 
 TEST_CASE("optional manifest fields take their defaults", "[grader][manifest]") {
@@ -156,6 +161,18 @@ TEST_CASE("malformed manifests are rejected naming the file and the field", "[gr
        "field 'exercises[0].reference_percent_of_ceiling': must be a number, not null"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_ceiling": 90}]})",
        "field 'exercises[0].reference_percent_ceiling': unknown field"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "graded_by": "overlap"}]})",
+       "field 'exercises[0].graded_by': must be an object"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "graded_by": {"full_marks_at": 0.8}}]})",
+       "field 'exercises[0].graded_by.metric': missing"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "graded_by": {"metric": "over lap"}}]})",
+       "field 'exercises[0].graded_by.metric': 'over lap' must be letters, digits and '_'"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "graded_by": {"metric": "overlap", "full_marks_at": 1.5}}]})",
+       "field 'exercises[0].graded_by.full_marks_at': must be <= 1, not 1.5"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "graded_by": {"metric": "overlap", "full_marks_at": 0}}]})",
+       "field 'exercises[0].graded_by.full_marks_at': must be > 0"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "graded_by": {"metric": "overlap", "full_marks": 0.8}}]})",
+       "field 'exercises[0].graded_by.full_marks': unknown field"},
   }));
   CAPTURE(c.text);
   REQUIRE_THROWS_AS(parse_manifest(c.text, "labs/07_x/manifest.json"), ManifestError);

@@ -1,9 +1,14 @@
+#include <harness/measures.hpp>
 #include <harness/stats.hpp>
 #include <harness/timing.hpp>
 
 #include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_floating_point.hpp>
 
 #include <chrono>
+#include <cmath>
+#include <map>
+#include <string>
 #include <thread>
 
 TEST_CASE("median of odd and even counts", "[harness][stats]") {
@@ -109,4 +114,25 @@ TEST_CASE("the clock bound takes the course runners' largest overhead, so a fair
     CHECK(harness::runner_overhead({gaps}) == 0.2);
     CHECK(harness::runner_overhead({gaps, {0.3, 5.0, 0.3}}) == 0.3);  // the baseline's three: their median
   }
+}
+
+TEST_CASE("a metric's error adds each median's error, moved one contender at a time, in quadrature",
+          "[harness][stats][metrics]") {
+  // Lab 07's overlap: (sequential - t) / (sequential - ceiling), with the baseline as the sequential pipeline.
+  const auto overlap = [](const harness::Medians& m) {
+    const double seq = m.at("baseline"), slowest = m.at("ceiling");
+    return std::map<std::string, double>{{"overlap_student", (seq - m.at("student")) / (seq - slowest)}};
+  };
+  const harness::Medians medians{{"student", 8.0}, {"baseline", 10.0}, {"ceiling", 6.0}, {"reference", 6.5}};
+  const harness::Medians errors{{"student", 0.01}, {"baseline", 0.02}, {"ceiling", 0.03}};
+  const auto e = harness::metric_errors(overlap, medians, errors);
+  // The partial derivatives by hand: d/dt = -1 / (B - C), d/dB = (t - C) / (B - C)^2, d/dC = (B - t) / (B - C)^2,
+  // each times the median (a log error is a relative one).
+  const double dt = -1.0 / 4 * 8.0 * 0.01, dB = 2.0 / 16 * 10.0 * 0.02, dC = 2.0 / 16 * 6.0 * 0.03;
+  CHECK_THAT(e.at("overlap_student"), Catch::Matchers::WithinRel(std::sqrt(dt * dt + dB * dB + dC * dC), 0.05));
+  // The reference's error does not reach a metric that does not read it; none given, none found.
+  CHECK(harness::metric_errors(overlap, medians, {{"reference", 0.5}}).at("overlap_student") == 0);
+  // A metric that blows up where a median moves has no bound.
+  const harness::Medians flat{{"student", 8.0}, {"baseline", 6.0}, {"ceiling", 6.0}};
+  CHECK(std::isinf(harness::metric_errors(overlap, flat, {{"student", 0.01}}).at("overlap_student")));
 }

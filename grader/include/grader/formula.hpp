@@ -1,8 +1,24 @@
 #pragma once
 /// @file formula.hpp
 /// @brief The grade formula: one exercise's points from its test counts and timings (documented in formula.cpp).
+#include <harness/median.hpp>
+
+#include <optional>
+#include <string>
 
 namespace grader {
+
+/// The standard error of a median's logarithm (harness/median.hpp): the referee and the grader share it.
+using harness::median_log_error;
+
+/// A performance fraction read from a metric of the timed run (the manifest's `graded_by`): the student's and the
+/// reference's values, each 0 at the baseline and higher when better, with their standard errors.
+struct MetricInputs {
+  std::string name;  ///< the manifest's stem ("overlap"), for messages
+  double student = 0, reference = 0;
+  double student_error = 0, reference_error = 0;
+  double full_marks_at = 0.8;  ///< full marks at this share of the reference's value
+};
 
 /// What the formula needs to know about one graded exercise.
 struct ScoreInputs {
@@ -18,6 +34,11 @@ struct ScoreInputs {
   double baseline_margin = 0;     ///< from the manifest: the baseline time counts as t_b / (1 + baseline_margin)
   /// How well each median is known: the standard error of its logarithm (median_log_error()); 0: exactly.
   double student_log_error = 0, reference_log_error = 0, baseline_log_error = 0;
+  /// The robust spread of one sample (percent) of the reference's and the baseline's runs: whether this run's time
+  /// scale is wide enough to grade on (0: not known, taken as quiet).
+  double reference_noise_pct = 0, baseline_noise_pct = 0;
+  /// Set where the manifest grades the exercise by a metric instead of the times.
+  std::optional<MetricInputs> metric{};
 };
 
 /// The points an exercise earned.
@@ -30,16 +51,27 @@ struct Score {
   /// two of them, or was not measured), and the scale's width, t_b / t_r of this run (0 when not timed).
   double perf_fraction_sd = 0;
   double window = 0;
+  /// Why this run cannot grade performance ("" when it can): its time scale is too narrow for its noise, or the
+  /// reference reached too little of the graded metric. f is then 0 and the grader marks the run invalid.
+  std::string ungraded{};
 };
 
 /// A performance fraction known to within this standard deviation counts as resolved by its run (issue: f to about
 /// 0.05); the grader says so in a message where a run's noise leaves f less sure than that.
 inline constexpr double kResolvedFractionSd = 0.05;
 
-/// The standard error of the logarithm of a median of `samples` samples whose robust spread is `noise_pct` percent
-/// of it: 1.2533 (the median's efficiency against the mean for normal noise) * noise / sqrt(samples). 0 for no
-/// samples.
-double median_log_error(double noise_pct, double samples);
+/// A time scale is too narrow to grade on when t_b is less than this much above the full-marks time (with full
+/// marks at 1.1x, a window t_b / t_r under 1.21: one percent of time would move more than a tenth of the points) ...
+inline constexpr double kNarrowestScale = 1.1;
+/// ... or when its width in logarithms, ln(t_b / full), is under this many times the per-sample noise of the
+/// reference or the baseline: the issue's "noise above a fifth of the window".
+inline constexpr double kNoiseSpans = 5;
+/// A metric-graded exercise cannot be graded where the reference reaches less than this of its metric (lab 07: a
+/// machine whose copies and kernels did not overlap for the reference either).
+inline constexpr double kLeastReferenceMetric = 0.25;
+/// After sampling longer (kResolveRetimes), a performance fraction less sure than this is not graded: noise would
+/// decide the points.
+inline constexpr double kUngradableSd = 0.15;
 
 /// The grade formula. The one place points are computed; see formula.cpp for the exact rules.
 Score score_exercise(const ScoreInputs& in);

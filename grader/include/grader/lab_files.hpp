@@ -35,8 +35,9 @@ struct Timing {
   std::optional<double> percent_of_ceiling;
   /// Other contenders timed in the same rounds (libraries such as cub::DeviceReduce::Sum): reported, not graded.
   std::map<std::string, RunnerTiming> peers;
-  /// The lab's extra numbers (ratios to a library, overlap fractions): reported, not graded.
-  std::map<std::string, double> metrics;
+  /// The lab's extra numbers (ratios to a library, overlap fractions): reported, and graded where the manifest
+  /// says `graded_by`; and the standard error of each, where the lab binary gives one.
+  std::map<std::string, double> metrics, metric_errors;
   /// Where the time run spent its seconds (setup, generate, timing, ...): what fast grading has to cut.
   std::map<std::string, double> phases_s;
 };

@@ -73,6 +73,9 @@ struct ExerciseResult {
   /// the seed of the timed rounds' salts, as `time` reported it (`grade --timed-salt-seed`)
   std::optional<std::uint64_t> timed_salt_seed;
   std::string timed_shape;                  ///< the shape `time` reported, if it ran
+  /// How many `time` runs graded it: more than one where the first left f unresolved and the grader sampled longer
+  /// (kResolveRetimes); the results are the last run's.
+  int timed_runs = 0;
   /// `grade --sanitize`: one entry per compute-sanitizer tool run, "memcheck: clean", "racecheck: <first finding>"
   /// or "synccheck: could not run: <why>"; empty when none ran.
   std::vector<std::string> sanitized;

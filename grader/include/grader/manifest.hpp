@@ -33,6 +33,16 @@ enum class StubKind {
 std::string_view to_string(StubKind kind);
 
 /// One exercise of a lab and its points.
+/// `"graded_by": {"metric": "overlap", "full_marks_at": 0.8}`: an exercise whose performance fraction comes from a
+/// number the lab's `time` reports for the student and the reference (`<metric>_student`, `<metric>_reference`, each
+/// 0 at the baseline and higher when better, with their standard errors) rather than from the times themselves:
+/// lab 07's pipelines, whose time scale is a different width on two machines of one kind while the share of the
+/// overlap they reach is not (grader/formula.cpp).
+struct GradedBy {
+  std::string metric;          ///< the stem: "overlap" reads overlap_student and overlap_reference
+  double full_marks_at = 0.8;  ///< full marks at this share of the reference's value (0 < it <= 1)
+};
+
 struct ExerciseSpec {
   std::string name;                ///< as the lab binary knows it (`--exercise NAME`)
   double correctness_points = 0;   ///< shared among the tests (partial credit)
@@ -46,6 +56,8 @@ struct ExerciseSpec {
   /// How much slower than its median the baseline may come out in another process (`"baseline_margin"`, default 0):
   /// the grade counts the baseline's time divided by 1 + this (formula.cpp).
   double baseline_margin = 0;
+  /// Where the performance fraction comes from when not from the times (`"graded_by"`, optional).
+  std::optional<GradedBy> graded_by{};
 
   /// correctness_points + performance_points.
   double max_score() const { return correctness_points + performance_points; }

@@ -3,6 +3,8 @@
 #include <harness/measures.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace harness {
@@ -33,6 +35,26 @@ class CopyCeiling final : public CeilingOp {
 }  // namespace
 
 std::unique_ptr<CeilingOp> copy_ceiling(double bytes_moved) { return std::make_unique<CopyCeiling>(bytes_moved); }
+
+std::map<std::string, double> metric_errors(const std::function<std::map<std::string, double>(const Medians&)>& metrics,
+                                            const Medians& medians, const Medians& log_errors) {
+  const auto at = metrics(medians);
+  std::map<std::string, double> variance;
+  for (const auto& [name, value] : at) variance[name] = 0.0;
+  for (const auto& [who, error] : log_errors) {
+    const auto it = medians.find(who);
+    if (it == medians.end() || !(error > 0)) continue;
+    Medians moved = medians;
+    moved[who] = it->second * std::exp(error);
+    for (const auto& [name, value] : metrics(moved)) {
+      const double change = value - at.at(name);
+      variance[name] += std::isfinite(change) ? change * change : std::numeric_limits<double>::infinity();
+    }
+  }
+  std::map<std::string, double> out;
+  for (const auto& [name, v] : variance) out[name] = std::sqrt(v);
+  return out;
+}
 
 const Measures& measures_of(std::string_view name) {
   static const Measures none;

@@ -50,10 +50,18 @@ struct Measures {
   std::function<std::unique_ptr<CeilingOp>(const Shape&)> ceiling;
   /// Extra contenders timed in the same rounds; reported, not graded.
   std::vector<Peer> peers;
-  /// Extra numbers for the report, computed from the medians (for example an overlap fraction); reported as
-  /// `metrics` in the time JSON, not graded.
+  /// Extra numbers computed from the medians (for example an overlap fraction); reported as `metrics` in the time
+  /// JSON, each with its standard error in `metric_errors` (metric_errors()). An exercise whose manifest says
+  /// `"graded_by"` a metric earns its performance points by it (grader/formula.hpp).
   std::function<std::map<std::string, double>(const Medians&)> metrics;
 };
+
+/// Each metric's standard error: `metrics` evaluated with one contender's median moved by its own log error
+/// (`log_errors`, harness::median_log_error(); a contender without one is exact), one contender at a time, the
+/// changes added in quadrature. First-order propagation: the medians are independent, and their errors small beside
+/// the metrics' scales. A metric that is not finite at the moved medians has an infinite error.
+std::map<std::string, double> metric_errors(const std::function<std::map<std::string, double>(const Medians&)>& metrics,
+                                            const Medians& medians, const Medians& log_errors);
 
 /// The buffer called `name` of `problem`, as the type `B` it was made as (Input<float>, Output<std::int32_t>, ...):
 /// for peers, which run on a problem's data from outside its class. Throws std::logic_error when it has none (a

@@ -22,6 +22,7 @@ struct TimeRequest {
   std::string exercise;
   std::string results;
   double max_seconds = 3.0;  // TimingOptions::max_seconds: sampling goes on past it only to three samples each
+  std::size_t min_samples = 10;  // TimingOptions::min_samples: the grader asks for more where f was unresolved
   std::uint64_t seed = 20261121;  // the grader draws a fresh one for every graded run
   // The seed of the rounds' salts (fresh inputs, sampled positions). Empty: drawn from std::random_device after the
   // runners are up, so no submission can know it in advance, and reported as "salt_seed"; given back, it replays

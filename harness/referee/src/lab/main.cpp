@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
   time_cmd->add_option("--exercise", time.exercise, "exercise to time")->required();
   time_cmd->add_option("--results", time.results, "write the JSON result to this file (default: stdout)");
   time_cmd->add_option("--max-seconds", time.max_seconds, "stop sampling after this long")->capture_default_str();
+  time_cmd->add_option("--min-samples", time.min_samples, "sample each runner at least this often, time allowing")
+      ->capture_default_str();
   time_cmd->add_option("--shape", time.shape, "time at this shape instead (N or RxC)");
   time_cmd->add_option("--seed", time.seed, "seed of the timed inputs")->capture_default_str();
   time_cmd->add_option("--salt-seed", time.salt_seed,

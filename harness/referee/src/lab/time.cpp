@@ -267,6 +267,7 @@ int time(const TimeRequest& request) {
   };
   TimingOptions options;
   options.max_seconds = request.max_seconds;
+  options.min_samples = std::max<std::size_t>(request.min_samples, options.floor_samples);
   // Timed alone, an exercise earns no points by its time (grader: timed_alone): one sample is its report. It ran once
   // at this shape already (the first checks); lab 04's atomic stage costs 472 ms a run on an H200.
   if (request.student_only) options.floor_samples = 1;
@@ -328,9 +329,14 @@ int time(const TimeRequest& request) {
   const double ceiling_rate = out["runners"]["ceiling"]["rate"].get<double>();
   out["percent_of_ceiling"] = 100.0 * student_rate / ceiling_rate;
   if (measures.metrics && !request.student_only) {  // metrics compare the contenders
-    Medians medians;
-    for (std::size_t i = 0; i < contenders.size(); ++i) medians[contenders[i].name] = summaries[i].median;
+    Medians medians, log_errors;
+    for (std::size_t i = 0; i < contenders.size(); ++i) {
+      medians[contenders[i].name] = summaries[i].median;
+      log_errors[contenders[i].name] =
+          median_log_error(summaries[i].noise_pct, static_cast<double>(summaries[i].samples));
+    }
     out["metrics"] = measures.metrics(medians);
+    out["metric_errors"] = metric_errors(measures.metrics, medians, log_errors);
   }
   if (student_rate > kImpossible * ceiling_rate)
     return wrong("timed at " + std::to_string(static_cast<int>(100.0 * student_rate / ceiling_rate)) +
