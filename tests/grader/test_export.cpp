@@ -3,6 +3,9 @@
 // specification (tests/grader/data), the JUnit XML by xmllint against a JUnit XSD, the CSV by python3's csv module.
 // xmllint (libxml2-utils) and python3 are test requirements (.ci/run installs them): a missing one fails, not skips.
 
+#include <map>
+#include <regex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -506,3 +509,241 @@ TEST_CASE("a CSV field is cut at its maximum with a visible ellipsis, never insi
   CHECK(grader::capped("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 4) == "\xc3\xa9...");
   CHECK(grader::capped("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 4) == "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// The LMS imports (canvas, moodle): each read back with python's csv module, then held to the rules of the importer
+// itself (canvas-lms gradebook_importer.rb, Moodle's grade/import/csv), as export_formats.cpp lists them.
+
+namespace {
+
+// A class as `grade batch` records one, for the imports: alice graded on lab 1 and refused on lab 2, bob graded on
+// lab 1 by a shard that did not grade lab 2, carol with nothing built (a compile error, lab 2 not handed in).
+struct ImportClass {
+  json book;
+  double alice_lab1 = 0;
+};
+
+ImportClass import_class(const TempDir& dir) {
+  auto alice = graded(dir, "wrong:gemm", "alice.json");
+  const std::string refused = "refused: student.cu: refused: calls 'cudaStreamCreate' (rule 'streams')";
+  alice["runs"][0]["labs"].push_back(unbuilt_lab(lab1(alice), 2, refused));
+  const auto bob = graded(dir, "good", "bob.json");
+  const std::string error = "compile error: student.cu(3): error: identifier \"x\" is undefined";
+  ImportClass c;
+  c.alice_lab1 = lab1(alice)["score"].get<double>();
+  c.book = class_of({batch_row("alice", alice, "lab2: " + refused, {{1, "built", ""}, {2, "refused", refused}}),
+                     batch_row("bob", bob, nullptr, {{1, "built", ""}}),
+                     batch_row("carol", nullptr, error, {{1, "compile error", error}, {2, "no submission", "no submission"}})});
+  write_text(dir.path / "class.json", c.book.dump());
+  return c;
+}
+
+// `grade export class.json --format FORMAT ARGS --output OUT`; REQUIREs that it wrote OUT.
+fs::path import_export(const TempDir& dir, const std::string& format, std::vector<std::string> args,
+                       const std::string& out = "import.csv") {
+  args.insert(args.begin(), {(dir.path / "class.json").string(), "--format", format, "--output",
+                             (dir.path / out).string()});
+  const auto run = export_command(dir, args);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  return dir.path / out;
+}
+
+// The field count of each of the first three physical lines, each read alone: what Canvas compares to choose
+// between ',' and ';' (gradebook_importer.rb identify_delimiter: ',' wins where every line agrees).
+json first_line_fields(const fs::path& csv) {
+  const auto read = tool({"python3", "-c",
+                          "import csv, json, sys\n"
+                          "lines = open(sys.argv[1], newline='', encoding='utf-8').read().split('\\r\\n')[:3]\n"
+                          "print(json.dumps([len(next(csv.reader([l]))) for l in lines]))",
+                          csv.string()});
+  INFO(read.err);
+  REQUIRE(read.exit_code == 0);
+  return json::parse(read.out);
+}
+
+bool is_number_cell(const std::string& cell) {
+  static const std::regex number(R"(-?[0-9]+(\.[0-9]+)?)");
+  return std::regex_match(cell, number);
+}
+
+// Canvas's importer, as far as a file decides it (gradebook_importer.rb): the header's student columns, the
+// Points Possible row, every row the header's width, each assignment cell a number or empty. Returns, per SIS Login
+// ID, its row's assignment cells by column name.
+std::map<std::string, std::map<std::string, std::string>> canvas_reads(const json& rows) {
+  REQUIRE(rows.size() >= 2);
+  const auto header = rows[0].get<std::vector<std::string>>();
+  // row_has_student_headers? and update_column_count: Student, ID, SIS User ID, SIS Login ID, then Section.
+  REQUIRE(header.size() > 5);
+  CHECK_THAT(header[0], ContainsSubstring("Student"));
+  CHECK_THAT(header[1], ContainsSubstring("ID"));
+  CHECK(header[2] == "SIS User ID");
+  CHECK(header[3] == "SIS Login ID");
+  CHECK_THAT(header[4], ContainsSubstring("Section"));
+  CHECK_THAT(rows[1][0].get<std::string>(), ContainsSubstring("Points Possible"));
+  std::map<std::string, std::map<std::string, std::string>> by_login;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const auto row = rows[r].get<std::vector<std::string>>();
+    CAPTURE(r, rows[r].dump());
+    REQUIRE(row.size() == header.size());  // no stray or missing column
+    for (std::size_t c = 5; c < row.size(); ++c) CHECK((row[c].empty() || is_number_cell(row[c])));
+    if (r == 1) continue;
+    CHECK_FALSE(row[3].empty());  // matched by SIS Login ID: ID and SIS User ID are empty
+    CHECK(row[1].empty());
+    CHECK(row[2].empty());
+    auto& cells = by_login[row[3]];
+    for (std::size_t c = 5; c < row.size(); ++c) cells[header[c]] = row[c];
+  }
+  CHECK(by_login.size() == rows.size() - 2);  // one row per login
+  return by_login;
+}
+
+// Moodle's CSV grade import (load_data.php, csvlib.class.php): every row the header's width, every data row a user
+// (a login), every grade cell a number or empty, and no field that needed quoting.
+std::map<std::string, std::map<std::string, std::string>> moodle_reads(const fs::path& csv) {
+  const auto rows = read_csv(csv);
+  CHECK(read_text(csv).find('"') == std::string::npos);
+  REQUIRE(rows.size() >= 2);
+  const auto header = rows[0].get<std::vector<std::string>>();
+  CHECK(std::set<std::string>(header.begin(), header.end()).size() == header.size());
+  std::map<std::string, std::map<std::string, std::string>> by_login;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const auto row = rows[r].get<std::vector<std::string>>();
+    CAPTURE(r, rows[r].dump());
+    REQUIRE(row.size() == header.size());
+    CHECK_FALSE(row[0].empty());
+    auto& cells = by_login[row[0]];
+    for (std::size_t c = 1; c < row.size(); ++c) {
+      CHECK((row[c].empty() || is_number_cell(row[c])));
+      cells[header[c]] = row[c];
+    }
+  }
+  CHECK(by_login.size() == rows.size() - 1);
+  return by_login;
+}
+
+}  // namespace
+
+TEST_CASE("a Canvas import reads back as Canvas's gradebook importer reads it, keyed by the roster's logins",
+          "[grader][export][canvas]") {
+  const TempDir dir;
+  const auto c = import_class(dir);
+  write_text(dir.path / "roster.csv", "student,login,name\r\nalice,asmith@uni.edu,\"Smith, Alice\"\r\n"
+                                      "bob,bjones,Bob Jones\r\ncarol,cwu,\r\nnot_in_class,zz,Nobody\r\n");
+  const auto csv = import_export(dir, "canvas", {"--roster", (dir.path / "roster.csv").string(), "--column",
+                                                 "1=Lab 1 (12345)"});
+  const auto rows = read_csv(csv);
+  const auto a = fmt::format("{:.2f}", c.alice_lab1);
+  const json expected = {
+      {"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 1 (12345)", "Lab 2"},
+      {"Points Possible", "", "", "", "", "20.00", "20.00"},
+      {"Smith, Alice", "", "", "asmith@uni.edu", "", a, "0.00"},  // lab 2 refused: 0
+      {"Bob Jones", "", "", "bjones", "", "20.00", ""},          // lab 2 not graded: empty, Canvas changes nothing
+      {"carol", "", "", "cwu", "", "0.00", "0.00"}};             // no name in the roster: the folder's
+  CHECK(rows == expected);
+  const auto canvas = canvas_reads(rows);
+  CHECK(canvas.at("asmith@uni.edu").at("Lab 1 (12345)") == a);
+  CHECK(first_line_fields(csv) == json({7, 7, 7}));  // Canvas chooses ',' as the delimiter
+
+  SECTION("without a roster, each student's folder name is its SIS Login ID and its name") {
+    const auto plain = import_export(dir, "canvas", {}, "plain.csv");
+    const auto by_login = canvas_reads(read_csv(plain));
+    CHECK(by_login.size() == 3);
+    CHECK(by_login.at("bob").at("Lab 1") == "20.00");
+    CHECK(read_csv(plain)[2][0] == "alice");
+  }
+}
+
+TEST_CASE("a Moodle import reads back as Moodle's CSV grade import reads it", "[grader][export][moodle]") {
+  const TempDir dir;
+  const auto c = import_class(dir);
+  write_text(dir.path / "roster.csv",
+             "login,student\nasmith@uni.edu,alice\nbjones@uni.edu,bob\ncwu@uni.edu,carol\n");  // any column order
+  const auto csv = import_export(dir, "moodle", {"--roster", (dir.path / "roster.csv").string(), "--column",
+                                                 "2=CUDA lab 2"});
+  const auto a = fmt::format("{:.2f}", c.alice_lab1);
+  // No points-possible row: Moodle would take it for a user and stop the import.
+  const json expected = {{"login", "Lab 1", "CUDA lab 2"},
+                         {"asmith@uni.edu", a, "0.00"},
+                         {"bjones@uni.edu", "20.00", ""},
+                         {"cwu@uni.edu", "0.00", "0.00"}};
+  CHECK(read_csv(csv) == expected);
+  const auto moodle = moodle_reads(csv);
+  CHECK(moodle.at("cwu@uni.edu").at("CUDA lab 2") == "0.00");
+}
+
+TEST_CASE("an LMS import refuses what its importer would mismatch, and writes nothing", "[grader][export]") {
+  const TempDir dir;
+  import_class(dir);
+  const auto out = dir.path / "out.csv";
+  std::string format = "canvas", roster = "student,login\nalice,a\nbob,b\ncarol,c\n", expect;
+  std::vector<std::string> args;
+  SECTION("a student the roster lacks") {
+    roster = "student,login\nalice,a\nbob,b\n";
+    expect = "student 'carol' is not in the roster";
+  }
+  SECTION("two students of one login") {
+    roster = "student,login\nalice,a\nbob,a\ncarol,c\n";
+    expect = "students 'alice' and 'bob' both have the login 'a'";
+  }
+  SECTION("a login a spreadsheet would evaluate") {
+    roster = "student,login\nalice,=cmd()\nbob,b\ncarol,c\n";
+    expect = "starts with '='";
+  }
+  SECTION("a Moodle login that would need quoting") {
+    format = "moodle";
+    roster = "student,login\nalice,\"a,b\"\nbob,b\ncarol,c\n";
+    expect = "holds a comma, quote or line break";
+  }
+  SECTION("a roster without a login column") {
+    roster = "student,email\nalice,a\n";
+    expect = "must name the columns student and login";
+  }
+  SECTION("a roster row of the wrong width") {
+    roster = "student,login\nalice,a,extra\n";
+    expect = "roster row 2: 3 fields, the header has 2";
+  }
+  SECTION("a column for a lab no student has") {
+    args = {"--column", "3=Lab 3"};
+    expect = "a column is named for lab 3";
+  }
+  SECTION("a column that is not LAB=NAME") {
+    args = {"--column", "lab1=Lab 1"};
+    expect = "is not LAB=NAME";
+  }
+  SECTION("a Canvas column Canvas reads as a total") {
+    args = {"--column", "1=Final Score"};
+    expect = "one Canvas reads as a student or total column";
+  }
+  SECTION("two labs of one column name") {
+    args = {"--column", "1=Lab 2"};
+    expect = "two labs' columns are both named 'Lab 2'";
+  }
+  SECTION("a roster for a format without logins") {
+    format = "csv";
+    expect = "--roster and --column are for --format canvas and moodle";
+  }
+  CAPTURE(format, expect);
+  write_text(dir.path / "roster.csv", roster);
+  args.insert(args.begin(), {(dir.path / "class.json").string(), "--format", format, "--output", out.string(),
+                             "--roster", (dir.path / "roster.csv").string()});
+  const auto run = export_command(dir, args);
+  CHECK(run.exit_code == 1);
+  CHECK_THAT(run.err, ContainsSubstring(expect));
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("a roster reads as RFC 4180: quotes, CRLF or LF, a byte order mark", "[grader][export]") {
+  const auto roster = grader::roster_from_csv("\xef\xbb\xbfname,student,login\r\n\"Smith, \"\"Al\"\"\",alice,a@x\r\n"
+                                              "\r\nBob,bob,b@x");
+  REQUIRE(roster.size() == 2);
+  CHECK(roster.at("alice").login == "a@x");
+  CHECK(roster.at("alice").name == "Smith, \"Al\"");
+  CHECK(roster.at("bob").name == "Bob");
+  CHECK_THROWS_WITH(grader::roster_from_csv("student,login\nalice,a\nalice,b\n"),
+                    ContainsSubstring("student 'alice' is listed twice"));
+  CHECK_THROWS_WITH(grader::roster_from_csv("student,login\n\"alice,a\n"), ContainsSubstring("never closed"));
+  CHECK_THROWS_WITH(grader::roster_from_csv("student,login\n,a\n"), ContainsSubstring("an empty student or login"));
+  CHECK_THROWS_WITH(grader::roster_from_csv(""), ContainsSubstring("the roster is empty"));
+}
+
