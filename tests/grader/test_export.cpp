@@ -2,6 +2,8 @@
 // export is read back by a real consumer: the Gradescope output against a JSON schema written from Gradescope's
 // specification (tests/grader/data), the JUnit XML by xmllint against a JUnit XSD, the CSV by python3's csv module.
 // xmllint (libxml2-utils) and python3 are test requirements (.ci/run installs them): a missing one fails, not skips.
+// The Gradescope export's text is also rendered in headless Chromium (CI installs Debian's chromium); where none was
+// found at configure, that test SKIPs.
 
 #include <map>
 #include <regex>
@@ -747,3 +749,152 @@ TEST_CASE("a roster reads as RFC 4180: quotes, CRLF or LF, a byte order mark", "
   CHECK_THROWS_WITH(grader::roster_from_csv(""), ContainsSubstring("the roster is empty"));
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// A Gradescope export in a browser: every <...> of a compiler message must reach the student's screen.
+
+namespace {
+
+constexpr const char* kChromium = GRADER_TEST_CHROMIUM;  // empty: none found at configure
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string base64_decode(std::string_view in) {
+  static constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  int bits = 0, value = 0;
+  for (char c : in) {
+    const auto pos = kAlphabet.find(c);
+    if (pos == std::string_view::npos) continue;  // '=' padding
+    value = value << 6 | static_cast<int>(pos);
+    if ((bits += 6) >= 8) out += static_cast<char>((value >> (bits -= 8)) & 0xff);
+  }
+  return out;
+}
+
+// Every bracketed group of `text`, nested ones too: "vector<int, allocator<int>>" gives "<int, allocator<int>>" and
+// "<int>".
+std::vector<std::string> angle_groups(std::string_view text) {
+  std::vector<std::string> groups;
+  std::vector<std::size_t> open;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '<') open.push_back(i);
+    if (text[i] == '>' && !open.empty()) {
+      groups.emplace_back(text.substr(open.back(), i - open.back() + 1));
+      open.pop_back();
+    }
+  }
+  return groups;
+}
+
+// The text a browser shows for each {output_format, output} of a Gradescope results.json: "text" escaped into a
+// <pre>, anything else ("html") inserted as markup. This page is ours and mirrors those two renderings; it is not
+// Gradescope's page. After the parser has built the DOM, a script writes each output element's textContent (base64
+// of its UTF-8, so that nothing in it is markup) into an element of its own, which --dump-dom prints.
+std::vector<std::string> rendered_text(const TempDir& dir, const std::string& name,
+                                       const std::vector<std::pair<std::string, std::string>>& outputs) {
+  std::string page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>outputs</title></head><body>\n";
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [format, text] = outputs[i];
+    page += format == "text" ? fmt::format("<pre class=\"output\" id=\"out{}\">{}</pre>\n", i, html_escape(text))
+                             : fmt::format("<div class=\"output\" id=\"out{}\">{}</div>\n", i, text);
+  }
+  page += "<script>\n"
+          "for (const el of document.querySelectorAll('.output')) {\n"
+          "  const probe = document.createElement('pre');\n"
+          "  probe.id = 'probe-' + el.id;\n"
+          "  probe.textContent = btoa(Array.from(new TextEncoder().encode(el.textContent), b => String.fromCharCode(b))"
+          ".join(''));\n"
+          "  document.body.appendChild(probe);\n"
+          "}\n"
+          "</script></body></html>\n";
+  const auto html = dir.path / (name + ".html");
+  write_text(html, page);
+  grader::ProcessOptions options;
+  options.argv = {kChromium,  "--headless", "--no-sandbox", "--disable-gpu",
+                  "--user-data-dir=" + (dir.path / (name + "-profile")).string(), "--dump-dom",
+                  "file://" + html.string()};
+  options.timeout_s = 120;
+  options.capture_limit = std::size_t{16} << 20;
+  const auto run = grader::run_process(options);
+  INFO(run.error << run.err.substr(0, 2000));
+  REQUIRE(run.started);
+  REQUIRE(run.exit_code == 0);
+  REQUIRE(run.out.find("</html>") != std::string::npos);  // Chromium dumped the whole DOM
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const std::regex probe(fmt::format(R"(<pre id="probe-out{}">([A-Za-z0-9+/=]*)</pre>)", i));
+    std::smatch m;
+    CAPTURE(i);
+    REQUIRE(std::regex_search(run.out, m, probe));
+    texts.push_back(base64_decode(m[1].str()));
+  }
+  return texts;
+}
+
+}  // namespace
+
+TEST_CASE("every <...> of a compiler message in a Gradescope export reaches the page in headless Chromium",
+          "[grader][export][chromium]") {
+  if (std::string(kChromium).empty())
+    SKIP("chromium was not found at configure (Debian: apt install chromium): nothing to render the export with");
+  const TempDir dir;
+  auto alice = graded(dir, "wrong:gemm", "alice.json");
+  const std::string why = "compile error: lab2.cu(7): error: no suitable conversion function from "
+                          "\"std::vector<int, std::allocator<int>>\" to \"float *\" exists; in instantiation of "
+                          "\"void fill(std::basic_string<char, std::char_traits<char>, std::allocator<char>>)\"";
+  alice["runs"][0]["labs"].push_back(unbuilt_lab(lab1(alice), 2, why));
+  write_text(dir.path / "alice.json", alice.dump());
+  const auto out = dir.path / "results.json";
+  const auto run = export_command(dir, {(dir.path / "alice.json").string(), "--format", "gradescope", "--output",
+                                        out.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto gs = json::parse(read_text(out));
+
+  // Each output as the export declares it (its output_format), the top-level one first.
+  std::vector<std::pair<std::string, std::string>> outputs = {
+      {gs.value("output_format", "html"), gs["output"].get<std::string>()}};
+  for (const auto& test : gs["tests"])
+    outputs.emplace_back(test.value("output_format", "html"), test["output"].get<std::string>());
+  const auto groups = angle_groups(why);
+  REQUIRE(groups.size() == 5);  // <int>, <int, std::allocator<int>>, <char> twice, and the <char, ...> around them
+  // The outputs that carry the message: the summary and lab 2's exercises (lab2 copy, lab2 gemm).
+  std::vector<std::size_t> carriers;
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].second.find(why) != std::string::npos) carriers.push_back(i);
+  REQUIRE(carriers.size() == 3);
+
+  SECTION("as the export declares it (text): every group is on the page, intact") {
+    const auto texts = rendered_text(dir, "declared", outputs);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      CAPTURE(i, outputs[i].first);
+      CHECK(texts[i] == outputs[i].second);  // the whole output, byte for byte
+    }
+    for (auto i : carriers)
+      for (const auto& group : groups) {
+        CAPTURE(i, group);
+        CHECK_THAT(texts[i], ContainsSubstring(group));
+      }
+  }
+  SECTION("had it declared html (Gradescope's default), the groups would vanish: this test can fail") {
+    for (auto& output : outputs) output.first = "html";
+    const auto texts = rendered_text(dir, "as-html", outputs);
+    for (auto i : carriers) {
+      CAPTURE(i, texts[i]);
+      for (const auto& group : groups) CHECK_THAT(texts[i], !ContainsSubstring(group));
+      CHECK_THAT(texts[i], ContainsSubstring("\"std::vector"));  // what is left of the type
+    }
+  }
+}
