@@ -245,7 +245,8 @@ std::string csv_table(const Gradebook& book) {
 //   a stray column (an error message, a percentage) becomes a new assignment: there is none here.
 // - A row whose first cell contains "Points Possible" sets each new assignment's points.
 // - A student row is matched by ID (Canvas's user id), else SIS User ID, else SIS Login ID, else by name: we write the
-//   SIS Login ID. A cell is a score; an empty cell changes nothing.
+//   SIS Login ID. A cell is a score; an empty cell is no score (no change where the gradebook has none; where it has
+//   one, the import lists the change to none on its confirmation page).
 // - Ruby's CSV reads it (quotes doubled, CRLF fine); the first three lines decide between ',' and ';' by a steady
 //   field count, which every row here has.
 //
@@ -255,7 +256,8 @@ std::string csv_table(const Gradebook& book) {
 //   the teacher maps one column to the user ("Map from" login, "Map to" username, email address or ID number) and
 //   each other column to a grade item (or a new one named by the header).
 // - Every data row is a student: a row whose user is not found stops the whole import, so there is no
-//   points-possible row (Moodle keeps each grade item's maximum). A grade cell is a number; "" or "-" is no grade;
+//   points-possible row (Moodle keeps each grade item's maximum). A grade cell is a number; "-" is no grade, for an
+//   existing grade item and a new one alike ("" is too for an existing one; a new one records "" as its grade);
 //   anything else ("badgrade") stops the import. Grades above 100 need the site's unlimitedgrades setting.
 // - Older Moodles split lines on the delimiter without reading quotes: no field written here needs quoting.
 namespace {
@@ -359,7 +361,7 @@ std::string moodle_csv(const Gradebook& book, const ImportOptions& options) {
   out += "\r\n";
   for (const auto& [who, points] : table.rows) {
     out += who.login;
-    for (const auto& p : points) next_field(out, points_cell(p));
+    for (const auto& p : points) next_field(out, p ? number_text(*p) : "-");  // "-": no grade
     out += "\r\n";
   }
   return out;

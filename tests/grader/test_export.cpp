@@ -535,7 +535,8 @@ ImportClass import_class(const TempDir& dir) {
   c.alice_lab1 = lab1(alice)["score"].get<double>();
   c.book = class_of({batch_row("alice", alice, "lab2: " + refused, {{1, "built", ""}, {2, "refused", refused}}),
                      batch_row("bob", bob, nullptr, {{1, "built", ""}}),
-                     batch_row("carol", nullptr, error, {{1, "compile error", error}, {2, "no submission", "no submission"}})});
+                     batch_row("carol", nullptr, error,
+                               {{1, "compile error", error}, {2, "no submission", "no submission"}})});
   write_text(dir.path / "class.json", c.book.dump());
   return c;
 }
@@ -601,7 +602,7 @@ std::map<std::string, std::map<std::string, std::string>> canvas_reads(const jso
 }
 
 // Moodle's CSV grade import (load_data.php, csvlib.class.php): every row the header's width, every data row a user
-// (a login), every grade cell a number or empty, and no field that needed quoting.
+// (a login), every grade cell a number or "-" (no grade), and no field that needed quoting.
 std::map<std::string, std::map<std::string, std::string>> moodle_reads(const fs::path& csv) {
   const auto rows = read_csv(csv);
   CHECK(read_text(csv).find('"') == std::string::npos);
@@ -616,7 +617,7 @@ std::map<std::string, std::map<std::string, std::string>> moodle_reads(const fs:
     CHECK_FALSE(row[0].empty());
     auto& cells = by_login[row[0]];
     for (std::size_t c = 1; c < row.size(); ++c) {
-      CHECK((row[c].empty() || is_number_cell(row[c])));
+      CHECK((row[c] == "-" || is_number_cell(row[c])));
       cells[header[c]] = row[c];
     }
   }
@@ -640,7 +641,7 @@ TEST_CASE("a Canvas import reads back as Canvas's gradebook importer reads it, k
       {"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 1 (12345)", "Lab 2"},
       {"Points Possible", "", "", "", "", "20.00", "20.00"},
       {"Smith, Alice", "", "", "asmith@uni.edu", "", a, "0.00"},  // lab 2 refused: 0
-      {"Bob Jones", "", "", "bjones", "", "20.00", ""},          // lab 2 not graded: empty, Canvas changes nothing
+      {"Bob Jones", "", "", "bjones", "", "20.00", ""},          // lab 2 not graded: empty, no score
       {"carol", "", "", "cwu", "", "0.00", "0.00"}};             // no name in the roster: the folder's
   CHECK(rows == expected);
   const auto canvas = canvas_reads(rows);
@@ -667,7 +668,7 @@ TEST_CASE("a Moodle import reads back as Moodle's CSV grade import reads it", "[
   // No points-possible row: Moodle would take it for a user and stop the import.
   const json expected = {{"login", "Lab 1", "CUDA lab 2"},
                          {"asmith@uni.edu", a, "0.00"},
-                         {"bjones@uni.edu", "20.00", ""},
+                         {"bjones@uni.edu", "20.00", "-"},  // lab 2 not graded: no grade
                          {"cwu@uni.edu", "0.00", "0.00"}};
   CHECK(read_csv(csv) == expected);
   const auto moodle = moodle_reads(csv);
@@ -814,8 +815,8 @@ std::vector<std::string> rendered_text(const TempDir& dir, const std::string& na
           "for (const el of document.querySelectorAll('.output')) {\n"
           "  const probe = document.createElement('pre');\n"
           "  probe.id = 'probe-' + el.id;\n"
-          "  probe.textContent = btoa(Array.from(new TextEncoder().encode(el.textContent), b => String.fromCharCode(b))"
-          ".join(''));\n"
+          "  const bytes = new TextEncoder().encode(el.textContent);\n"
+          "  probe.textContent = btoa(Array.from(bytes, b => String.fromCharCode(b)).join(''));\n"
           "  document.body.appendChild(probe);\n"
           "}\n"
           "</script></body></html>\n";

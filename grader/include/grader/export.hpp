@@ -113,7 +113,8 @@ struct ImportOptions {
 std::string canvas_csv(const Gradebook& book, const ImportOptions& options = {});
 
 /// Moodle's "Import grades from CSV": a `login` column (mapped to username, email address or ID number at import)
-/// and one column per lab, numbers only; no points-possible row (Moodle keeps each grade item's maximum). Throws
+/// and one column per lab, numbers or "-" (no grade); no points-possible row (Moodle keeps each grade item's
+/// maximum). Throws
 /// ExportError as canvas_csv does, and for a login or column name holding a comma, quote or line break.
 std::string moodle_csv(const Gradebook& book, const ImportOptions& options = {});
 
