@@ -3,9 +3,11 @@
 
 #include "grader/export.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -129,6 +131,49 @@ std::uint32_t next_code_point(std::string_view text, std::size_t& i) {
   return cp;
 }
 
+// The rows of an RFC 4180 CSV text: fields quoted or not, quotes doubled inside quotes, CRLF or LF line ends, a
+// UTF-8 byte order mark (spreadsheets write one) skipped. Blank lines are no rows. Throws ExportError for a quote
+// left open or a quote inside an unquoted field.
+std::vector<std::vector<std::string>> csv_rows(std::string_view text) {
+  if (text.starts_with("\xef\xbb\xbf")) text.remove_prefix(3);
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, was_quoted = false;
+  const auto end_row = [&] {
+    row.push_back(std::move(field));
+    field.clear();
+    if (row.size() > 1 || !row[0].empty() || was_quoted) rows.push_back(std::move(row));
+    row.clear();
+    was_quoted = false;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c != '"') field += c;
+      else if (i + 1 < text.size() && text[i + 1] == '"') field += text[++i];
+      else quoted = false;
+    } else if (c == '"') {
+      if (!field.empty() || was_quoted)
+        throw ExportError(fmt::format("row {}: a quote inside a field", rows.size() + 1));
+      quoted = was_quoted = true;
+    } else if (c == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+      was_quoted = false;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      end_row();
+    } else {
+      if (was_quoted) throw ExportError(fmt::format("row {}: text after a closing quote", rows.size() + 1));
+      field += c;
+    }
+  }
+  if (quoted) throw ExportError("a quoted field is never closed");
+  if (!field.empty() || !row.empty() || was_quoted) end_row();
+  return rows;
+}
+
 }  // namespace
 
 LabResult lab_from_json(const json& j) {
@@ -217,6 +262,30 @@ Gradebook read_gradebook(const json& file, const std::string& student) {
     throw ExportError(e.what());
   }
   return book;
+}
+
+Roster roster_from_csv(std::string_view text) {
+  const auto rows = csv_rows(text);
+  if (rows.empty()) throw ExportError("the roster is empty: it needs a header row naming student and login");
+  const auto& header = rows[0];
+  const auto column = [&](std::string_view name) -> std::optional<std::size_t> {
+    const auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? std::nullopt : std::optional<std::size_t>(it - header.begin());
+  };
+  const auto student = column("student"), login = column("login"), name = column("name");
+  if (!student || !login) throw ExportError("the roster's header row must name the columns student and login");
+  Roster roster;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const auto& row = rows[r];
+    if (row.size() != header.size())
+      throw ExportError(fmt::format("roster row {}: {} fields, the header has {}", r + 1, row.size(), header.size()));
+    GradebookIdentity identity{row[*login], name ? row[*name] : ""};
+    if (row[*student].empty() || identity.login.empty())
+      throw ExportError(fmt::format("roster row {}: an empty student or login", r + 1));
+    if (!roster.emplace(row[*student], std::move(identity)).second)
+      throw ExportError(fmt::format("roster row {}: student '{}' is listed twice", r + 1, row[*student]));
+  }
+  return roster;
 }
 
 std::string xml_escape(std::string_view text) {

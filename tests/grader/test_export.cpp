@@ -2,7 +2,12 @@
 // export is read back by a real consumer: the Gradescope output against a JSON schema written from Gradescope's
 // specification (tests/grader/data), the JUnit XML by xmllint against a JUnit XSD, the CSV by python3's csv module.
 // xmllint (libxml2-utils) and python3 are test requirements (.ci/run installs them): a missing one fails, not skips.
+// The Gradescope export's text is also rendered in headless Chromium (CI installs Debian's chromium); where none was
+// found at configure, that test SKIPs.
 
+#include <map>
+#include <regex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -505,4 +510,392 @@ TEST_CASE("a CSV field is cut at its maximum with a visible ellipsis, never insi
   // Five code points of two bytes each: cut to one and the ellipsis, not into the second's bytes.
   CHECK(grader::capped("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 4) == "\xc3\xa9...");
   CHECK(grader::capped("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 4) == "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The LMS imports (canvas, moodle): each read back with python's csv module, then held to the rules of the importer
+// itself (canvas-lms gradebook_importer.rb, Moodle's grade/import/csv), as export_formats.cpp lists them.
+
+namespace {
+
+// A class as `grade batch` records one, for the imports: alice graded on lab 1 and refused on lab 2, bob graded on
+// lab 1 by a shard that did not grade lab 2, carol with nothing built (a compile error, lab 2 not handed in).
+struct ImportClass {
+  json book;
+  double alice_lab1 = 0;
+};
+
+ImportClass import_class(const TempDir& dir) {
+  auto alice = graded(dir, "wrong:gemm", "alice.json");
+  const std::string refused = "refused: student.cu: refused: calls 'cudaStreamCreate' (rule 'streams')";
+  alice["runs"][0]["labs"].push_back(unbuilt_lab(lab1(alice), 2, refused));
+  const auto bob = graded(dir, "good", "bob.json");
+  const std::string error = "compile error: student.cu(3): error: identifier \"x\" is undefined";
+  ImportClass c;
+  c.alice_lab1 = lab1(alice)["score"].get<double>();
+  c.book = class_of({batch_row("alice", alice, "lab2: " + refused, {{1, "built", ""}, {2, "refused", refused}}),
+                     batch_row("bob", bob, nullptr, {{1, "built", ""}}),
+                     batch_row("carol", nullptr, error,
+                               {{1, "compile error", error}, {2, "no submission", "no submission"}})});
+  write_text(dir.path / "class.json", c.book.dump());
+  return c;
+}
+
+// `grade export class.json --format FORMAT ARGS --output OUT`; REQUIREs that it wrote OUT.
+fs::path import_export(const TempDir& dir, const std::string& format, std::vector<std::string> args,
+                       const std::string& out = "import.csv") {
+  args.insert(args.begin(), {(dir.path / "class.json").string(), "--format", format, "--output",
+                             (dir.path / out).string()});
+  const auto run = export_command(dir, args);
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  return dir.path / out;
+}
+
+// The field count of each of the first three physical lines, each read alone: what Canvas compares to choose
+// between ',' and ';' (gradebook_importer.rb identify_delimiter: ',' wins where every line agrees).
+json first_line_fields(const fs::path& csv) {
+  const auto read = tool({"python3", "-c",
+                          "import csv, json, sys\n"
+                          "lines = open(sys.argv[1], newline='', encoding='utf-8').read().split('\\r\\n')[:3]\n"
+                          "print(json.dumps([len(next(csv.reader([l]))) for l in lines]))",
+                          csv.string()});
+  INFO(read.err);
+  REQUIRE(read.exit_code == 0);
+  return json::parse(read.out);
+}
+
+bool is_number_cell(const std::string& cell) {
+  static const std::regex number(R"(-?[0-9]+(\.[0-9]+)?)");
+  return std::regex_match(cell, number);
+}
+
+// Canvas's importer, as far as a file decides it (gradebook_importer.rb): the header's student columns, the
+// Points Possible row, every row the header's width, each assignment cell a number or empty. Returns, per SIS Login
+// ID, its row's assignment cells by column name.
+std::map<std::string, std::map<std::string, std::string>> canvas_reads(const json& rows) {
+  REQUIRE(rows.size() >= 2);
+  const auto header = rows[0].get<std::vector<std::string>>();
+  // row_has_student_headers? and update_column_count: Student, ID, SIS User ID, SIS Login ID, then Section.
+  REQUIRE(header.size() > 5);
+  CHECK_THAT(header[0], ContainsSubstring("Student"));
+  CHECK_THAT(header[1], ContainsSubstring("ID"));
+  CHECK(header[2] == "SIS User ID");
+  CHECK(header[3] == "SIS Login ID");
+  CHECK_THAT(header[4], ContainsSubstring("Section"));
+  CHECK_THAT(rows[1][0].get<std::string>(), ContainsSubstring("Points Possible"));
+  std::map<std::string, std::map<std::string, std::string>> by_login;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const auto row = rows[r].get<std::vector<std::string>>();
+    CAPTURE(r, rows[r].dump());
+    REQUIRE(row.size() == header.size());  // no stray or missing column
+    for (std::size_t c = 5; c < row.size(); ++c) CHECK((row[c].empty() || is_number_cell(row[c])));
+    if (r == 1) continue;
+    CHECK_FALSE(row[3].empty());  // matched by SIS Login ID: ID and SIS User ID are empty
+    CHECK(row[1].empty());
+    CHECK(row[2].empty());
+    auto& cells = by_login[row[3]];
+    for (std::size_t c = 5; c < row.size(); ++c) cells[header[c]] = row[c];
+  }
+  CHECK(by_login.size() == rows.size() - 2);  // one row per login
+  return by_login;
+}
+
+// Moodle's CSV grade import (load_data.php, csvlib.class.php): every row the header's width, every data row a user
+// (a login), every grade cell a number or "-" (no grade), and no field that needed quoting.
+std::map<std::string, std::map<std::string, std::string>> moodle_reads(const fs::path& csv) {
+  const auto rows = read_csv(csv);
+  CHECK(read_text(csv).find('"') == std::string::npos);
+  REQUIRE(rows.size() >= 2);
+  const auto header = rows[0].get<std::vector<std::string>>();
+  CHECK(std::set<std::string>(header.begin(), header.end()).size() == header.size());
+  std::map<std::string, std::map<std::string, std::string>> by_login;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    const auto row = rows[r].get<std::vector<std::string>>();
+    CAPTURE(r, rows[r].dump());
+    REQUIRE(row.size() == header.size());
+    CHECK_FALSE(row[0].empty());
+    auto& cells = by_login[row[0]];
+    for (std::size_t c = 1; c < row.size(); ++c) {
+      CHECK((row[c] == "-" || is_number_cell(row[c])));
+      cells[header[c]] = row[c];
+    }
+  }
+  CHECK(by_login.size() == rows.size() - 1);
+  return by_login;
+}
+
+}  // namespace
+
+TEST_CASE("a Canvas import reads back as Canvas's gradebook importer reads it, keyed by the roster's logins",
+          "[grader][export][canvas]") {
+  const TempDir dir;
+  const auto c = import_class(dir);
+  write_text(dir.path / "roster.csv", "student,login,name\r\nalice,asmith@uni.edu,\"Smith, Alice\"\r\n"
+                                      "bob,bjones,Bob Jones\r\ncarol,cwu,\r\nnot_in_class,zz,Nobody\r\n");
+  const auto csv = import_export(dir, "canvas", {"--roster", (dir.path / "roster.csv").string(), "--column",
+                                                 "1=Lab 1 (12345)"});
+  const auto rows = read_csv(csv);
+  const auto a = fmt::format("{:.2f}", c.alice_lab1);
+  const json expected = {
+      {"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Lab 1 (12345)", "Lab 2"},
+      {"Points Possible", "", "", "", "", "20.00", "20.00"},
+      {"Smith, Alice", "", "", "asmith@uni.edu", "", a, "0.00"},  // lab 2 refused: 0
+      {"Bob Jones", "", "", "bjones", "", "20.00", ""},          // lab 2 not graded: empty, no score
+      {"carol", "", "", "cwu", "", "0.00", "0.00"}};             // no name in the roster: the folder's
+  CHECK(rows == expected);
+  const auto canvas = canvas_reads(rows);
+  CHECK(canvas.at("asmith@uni.edu").at("Lab 1 (12345)") == a);
+  CHECK(first_line_fields(csv) == json({7, 7, 7}));  // Canvas chooses ',' as the delimiter
+
+  SECTION("without a roster, each student's folder name is its SIS Login ID and its name") {
+    const auto plain = import_export(dir, "canvas", {}, "plain.csv");
+    const auto by_login = canvas_reads(read_csv(plain));
+    CHECK(by_login.size() == 3);
+    CHECK(by_login.at("bob").at("Lab 1") == "20.00");
+    CHECK(read_csv(plain)[2][0] == "alice");
+  }
+}
+
+TEST_CASE("a Moodle import reads back as Moodle's CSV grade import reads it", "[grader][export][moodle]") {
+  const TempDir dir;
+  const auto c = import_class(dir);
+  write_text(dir.path / "roster.csv",
+             "login,student\nasmith@uni.edu,alice\nbjones@uni.edu,bob\ncwu@uni.edu,carol\n");  // any column order
+  const auto csv = import_export(dir, "moodle", {"--roster", (dir.path / "roster.csv").string(), "--column",
+                                                 "2=CUDA lab 2"});
+  const auto a = fmt::format("{:.2f}", c.alice_lab1);
+  // No points-possible row: Moodle would take it for a user and stop the import.
+  const json expected = {{"login", "Lab 1", "CUDA lab 2"},
+                         {"asmith@uni.edu", a, "0.00"},
+                         {"bjones@uni.edu", "20.00", "-"},  // lab 2 not graded: no grade
+                         {"cwu@uni.edu", "0.00", "0.00"}};
+  CHECK(read_csv(csv) == expected);
+  const auto moodle = moodle_reads(csv);
+  CHECK(moodle.at("cwu@uni.edu").at("CUDA lab 2") == "0.00");
+}
+
+TEST_CASE("an LMS import refuses what its importer would mismatch, and writes nothing", "[grader][export]") {
+  const TempDir dir;
+  import_class(dir);
+  const auto out = dir.path / "out.csv";
+  std::string format = "canvas", roster = "student,login\nalice,a\nbob,b\ncarol,c\n", expect;
+  std::vector<std::string> args;
+  SECTION("a student the roster lacks") {
+    roster = "student,login\nalice,a\nbob,b\n";
+    expect = "student 'carol' is not in the roster";
+  }
+  SECTION("two students of one login") {
+    roster = "student,login\nalice,a\nbob,a\ncarol,c\n";
+    expect = "students 'alice' and 'bob' both have the login 'a'";
+  }
+  SECTION("a login a spreadsheet would evaluate") {
+    roster = "student,login\nalice,=cmd()\nbob,b\ncarol,c\n";
+    expect = "starts with '='";
+  }
+  SECTION("a Moodle login that would need quoting") {
+    format = "moodle";
+    roster = "student,login\nalice,\"a,b\"\nbob,b\ncarol,c\n";
+    expect = "holds a comma, quote or line break";
+  }
+  SECTION("a roster without a login column") {
+    roster = "student,email\nalice,a\n";
+    expect = "must name the columns student and login";
+  }
+  SECTION("a roster row of the wrong width") {
+    roster = "student,login\nalice,a,extra\n";
+    expect = "roster row 2: 3 fields, the header has 2";
+  }
+  SECTION("a column for a lab no student has") {
+    args = {"--column", "3=Lab 3"};
+    expect = "a column is named for lab 3";
+  }
+  SECTION("a column that is not LAB=NAME") {
+    args = {"--column", "lab1=Lab 1"};
+    expect = "is not LAB=NAME";
+  }
+  SECTION("a Canvas column Canvas reads as a total") {
+    args = {"--column", "1=Final Score"};
+    expect = "one Canvas reads as a student or total column";
+  }
+  SECTION("two labs of one column name") {
+    args = {"--column", "1=Lab 2"};
+    expect = "two labs' columns are both named 'Lab 2'";
+  }
+  SECTION("a roster for a format without logins") {
+    format = "csv";
+    expect = "--roster and --column are for --format canvas and moodle";
+  }
+  CAPTURE(format, expect);
+  write_text(dir.path / "roster.csv", roster);
+  args.insert(args.begin(), {(dir.path / "class.json").string(), "--format", format, "--output", out.string(),
+                             "--roster", (dir.path / "roster.csv").string()});
+  const auto run = export_command(dir, args);
+  CHECK(run.exit_code == 1);
+  CHECK_THAT(run.err, ContainsSubstring(expect));
+  CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("a roster reads as RFC 4180: quotes, CRLF or LF, a byte order mark", "[grader][export]") {
+  const auto roster = grader::roster_from_csv("\xef\xbb\xbfname,student,login\r\n\"Smith, \"\"Al\"\"\",alice,a@x\r\n"
+                                              "\r\nBob,bob,b@x");
+  REQUIRE(roster.size() == 2);
+  CHECK(roster.at("alice").login == "a@x");
+  CHECK(roster.at("alice").name == "Smith, \"Al\"");
+  CHECK(roster.at("bob").name == "Bob");
+  CHECK_THROWS_WITH(grader::roster_from_csv("student,login\nalice,a\nalice,b\n"),
+                    ContainsSubstring("student 'alice' is listed twice"));
+  CHECK_THROWS_WITH(grader::roster_from_csv("student,login\n\"alice,a\n"), ContainsSubstring("never closed"));
+  CHECK_THROWS_WITH(grader::roster_from_csv("student,login\n,a\n"), ContainsSubstring("an empty student or login"));
+  CHECK_THROWS_WITH(grader::roster_from_csv(""), ContainsSubstring("the roster is empty"));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A Gradescope export in a browser: every <...> of a compiler message must reach the student's screen.
+
+namespace {
+
+constexpr const char* kChromium = GRADER_TEST_CHROMIUM;  // empty: none found at configure
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string base64_decode(std::string_view in) {
+  static constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  int bits = 0, value = 0;
+  for (char c : in) {
+    const auto pos = kAlphabet.find(c);
+    if (pos == std::string_view::npos) continue;  // '=' padding
+    value = value << 6 | static_cast<int>(pos);
+    if ((bits += 6) >= 8) out += static_cast<char>((value >> (bits -= 8)) & 0xff);
+  }
+  return out;
+}
+
+// Every bracketed group of `text`, nested ones too: "vector<int, allocator<int>>" gives "<int, allocator<int>>" and
+// "<int>".
+std::vector<std::string> angle_groups(std::string_view text) {
+  std::vector<std::string> groups;
+  std::vector<std::size_t> open;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '<') open.push_back(i);
+    if (text[i] == '>' && !open.empty()) {
+      groups.emplace_back(text.substr(open.back(), i - open.back() + 1));
+      open.pop_back();
+    }
+  }
+  return groups;
+}
+
+// The text a browser shows for each {output_format, output} of a Gradescope results.json: "text" escaped into a
+// <pre>, anything else ("html") inserted as markup. This page is ours and mirrors those two renderings; it is not
+// Gradescope's page. After the parser has built the DOM, a script writes each output element's textContent (base64
+// of its UTF-8, so that nothing in it is markup) into an element of its own, which --dump-dom prints.
+std::vector<std::string> rendered_text(const TempDir& dir, const std::string& name,
+                                       const std::vector<std::pair<std::string, std::string>>& outputs) {
+  std::string page = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>outputs</title></head><body>\n";
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [format, text] = outputs[i];
+    page += format == "text" ? fmt::format("<pre class=\"output\" id=\"out{}\">{}</pre>\n", i, html_escape(text))
+                             : fmt::format("<div class=\"output\" id=\"out{}\">{}</div>\n", i, text);
+  }
+  page += "<script>\n"
+          "for (const el of document.querySelectorAll('.output')) {\n"
+          "  const probe = document.createElement('pre');\n"
+          "  probe.id = 'probe-' + el.id;\n"
+          "  const bytes = new TextEncoder().encode(el.textContent);\n"
+          "  probe.textContent = btoa(Array.from(bytes, b => String.fromCharCode(b)).join(''));\n"
+          "  document.body.appendChild(probe);\n"
+          "}\n"
+          "</script></body></html>\n";
+  const auto html = dir.path / (name + ".html");
+  write_text(html, page);
+  grader::ProcessOptions options;
+  options.argv = {kChromium,  "--headless", "--no-sandbox", "--disable-gpu",
+                  "--user-data-dir=" + (dir.path / (name + "-profile")).string(), "--dump-dom",
+                  "file://" + html.string()};
+  options.timeout_s = 120;
+  options.capture_limit = std::size_t{16} << 20;
+  const auto run = grader::run_process(options);
+  INFO(run.error << run.err.substr(0, 2000));
+  REQUIRE(run.started);
+  REQUIRE(run.exit_code == 0);
+  REQUIRE(run.out.find("</html>") != std::string::npos);  // Chromium dumped the whole DOM
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const std::regex probe(fmt::format(R"(<pre id="probe-out{}">([A-Za-z0-9+/=]*)</pre>)", i));
+    std::smatch m;
+    CAPTURE(i);
+    REQUIRE(std::regex_search(run.out, m, probe));
+    texts.push_back(base64_decode(m[1].str()));
+  }
+  return texts;
+}
+
+}  // namespace
+
+TEST_CASE("every <...> of a compiler message in a Gradescope export reaches the page in headless Chromium",
+          "[grader][export][chromium]") {
+  if (std::string(kChromium).empty())
+    SKIP("chromium was not found at configure (Debian: apt install chromium): nothing to render the export with");
+  const TempDir dir;
+  auto alice = graded(dir, "wrong:gemm", "alice.json");
+  const std::string why = "compile error: lab2.cu(7): error: no suitable conversion function from "
+                          "\"std::vector<int, std::allocator<int>>\" to \"float *\" exists; in instantiation of "
+                          "\"void fill(std::basic_string<char, std::char_traits<char>, std::allocator<char>>)\"";
+  alice["runs"][0]["labs"].push_back(unbuilt_lab(lab1(alice), 2, why));
+  write_text(dir.path / "alice.json", alice.dump());
+  const auto out = dir.path / "results.json";
+  const auto run = export_command(dir, {(dir.path / "alice.json").string(), "--format", "gradescope", "--output",
+                                        out.string()});
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  const auto gs = json::parse(read_text(out));
+
+  // Each output as the export declares it (its output_format), the top-level one first.
+  std::vector<std::pair<std::string, std::string>> outputs = {
+      {gs.value("output_format", "html"), gs["output"].get<std::string>()}};
+  for (const auto& test : gs["tests"])
+    outputs.emplace_back(test.value("output_format", "html"), test["output"].get<std::string>());
+  const auto groups = angle_groups(why);
+  REQUIRE(groups.size() == 5);  // <int>, <int, std::allocator<int>>, <char> twice, and the <char, ...> around them
+  // The outputs that carry the message: the summary and lab 2's exercises (lab2 copy, lab2 gemm).
+  std::vector<std::size_t> carriers;
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].second.find(why) != std::string::npos) carriers.push_back(i);
+  REQUIRE(carriers.size() == 3);
+
+  SECTION("as the export declares it (text): every group is on the page, intact") {
+    const auto texts = rendered_text(dir, "declared", outputs);
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      CAPTURE(i, outputs[i].first);
+      CHECK(texts[i] == outputs[i].second);  // the whole output, byte for byte
+    }
+    for (auto i : carriers)
+      for (const auto& group : groups) {
+        CAPTURE(i, group);
+        CHECK_THAT(texts[i], ContainsSubstring(group));
+      }
+  }
+  SECTION("had it declared html (Gradescope's default), the groups would vanish: this test can fail") {
+    for (auto& output : outputs) output.first = "html";
+    const auto texts = rendered_text(dir, "as-html", outputs);
+    for (auto i : carriers) {
+      CAPTURE(i, texts[i]);
+      for (const auto& group : groups) CHECK_THAT(texts[i], !ContainsSubstring(group));
+      CHECK_THAT(texts[i], ContainsSubstring("\"std::vector"));  // what is left of the type
+    }
+  }
 }

@@ -1,6 +1,7 @@
 #pragma once
 /// @file export.hpp
-/// @brief Gradebook exports of grade results (`grade export`): Gradescope's results.json, JUnit XML and CSV.
+/// @brief Gradebook exports of grade results (`grade export`): Gradescope's results.json, JUnit XML, CSV, and the
+/// gradebook imports of Canvas and Moodle.
 ///
 /// Input is either one grade results file (schema 1, one student) or a class file written by `grade batch` /
 /// `grade merge`: {"schema": 1, "kind": "class", "date", "commit", "students": [{"student", "results", "error",
@@ -8,6 +9,7 @@
 /// ("compile error: ..."), and "builds" (absent in files of older batches) says per lab how its build went.
 /// docs/exports.md describes every format.
 
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -80,6 +82,41 @@ std::string junit_xml(const Gradebook& book);
 /// CSV (RFC 4180, CRLF line ends): student, labN totals, weighted_percent, error; a "points possible" row, then one
 /// row per student. A lab that was not built (refused, compile error, no submission) is 0 with its reason in error.
 std::string csv_table(const Gradebook& book);
+
+/// Who a student is in an LMS gradebook: the login its import matches the row by, and the name shown beside it.
+struct GradebookIdentity {
+  std::string login;  ///< Canvas: the SIS Login ID; Moodle: the username, email address or ID number mapped to
+  std::string name;   ///< the Student column of a Canvas import (Moodle's import has none)
+};
+
+/// A student as `grade batch` names them (the submission folder's name) -> their gradebook identity.
+using Roster = std::map<std::string, GradebookIdentity>;
+
+/// Reads a roster CSV (RFC 4180; a header row naming the columns `student` and `login`, optionally `name`), e.g.
+/// `student,login,name` / `alice,asmith@uni.edu,"Smith, Alice"`. Throws ExportError for a malformed file, a missing
+/// column, an empty student or login, or a student listed twice.
+Roster roster_from_csv(std::string_view text);
+
+/// How the LMS imports name rows and columns.
+struct ImportOptions {
+  /// Each student's identity; where empty, every student's login and name are its batch name (the submission
+  /// folder's name must then be the gradebook's login). Where given, a student missing from it is an ExportError.
+  Roster roster;
+  /// Lab number -> its column's name (Canvas: an assignment's title, or "Lab 1 (12345)" with the assignment's id);
+  /// a lab not named here is "Lab N".
+  std::map<int, std::string> columns;
+};
+
+/// Canvas's gradebook import (Grades > Import): the columns Student, ID, SIS User ID, SIS Login ID, Section, then
+/// one column per lab; a "Points Possible" row; one row per student, keyed by SIS Login ID. Throws ExportError for
+/// an identity the import would not match (empty, or a login starting with = + - @) or two students of one login.
+std::string canvas_csv(const Gradebook& book, const ImportOptions& options = {});
+
+/// Moodle's "Import grades from CSV": a `login` column (mapped to username, email address or ID number at import)
+/// and one column per lab, numbers or "-" (no grade); no points-possible row (Moodle keeps each grade item's
+/// maximum). Throws
+/// ExportError as canvas_csv does, and for a login or column name holding a comma, quote or line break.
+std::string moodle_csv(const Gradebook& book, const ImportOptions& options = {});
 
 /// The most characters (code points) a CSV text field holds; a longer one is cut and ends with "...".
 inline constexpr std::size_t kCsvFieldMax = 500;
