@@ -35,7 +35,7 @@ int sm_count() {
 __global__ void ilp_kernel(const float* x, float* y, std::int64_t n, float alpha) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
-    y[i] = alpha * x[i];  // the next load waits for this store's operand: one load in flight per thread
+    y[i] = alpha * x[i];  // y may alias x: the next load cannot move above this store, so one load in flight
 }
 // slide-end: ilp
 
