@@ -46,3 +46,24 @@ TEST_CASE("a LAB argument may be lab1, 1, 01, the folder name or its name part",
   }
   CHECK(grader::lab_binary("/build", 10) == std::filesystem::path("/build/lab10"));
 }
+
+// Lab numbers start at 0 (labs/00_gpu_budget, the primer): a number 0 is a lab like any other, never "no number".
+TEST_CASE("a lab numbered 00 is lab 0: sorted first and chosen by lab0, 0, 00 or its name", "[grader][discovery]") {
+  const grader_test::TempDir dir;
+  for (const char* lab : {"01_coalescing", "00_gpu_budget", "10_tensor_cores"})
+    grader_test::write_text(dir.path / lab / "manifest.json", "{}");
+  const auto labs = discover_labs(dir.path);
+  REQUIRE(labs.size() == 3);
+  CHECK(labs[0].number == 0);
+  CHECK(labs[0].id == "00_gpu_budget");
+  CHECK(labs[1].number == 1);
+  for (const char* arg : {"lab0", "0", "00", "000", "00_gpu_budget", "gpu_budget"}) {
+    CAPTURE(arg);
+    const auto* lab = find_lab(labs, arg);
+    REQUIRE(lab != nullptr);
+    CHECK(lab->id == "00_gpu_budget");
+  }
+  CHECK(find_lab(labs, "lab1")->number == 1);
+  CHECK(find_lab(labs, "lab10")->number == 10);
+  CHECK(grader::lab_binary("/build", 0) == std::filesystem::path("/build/lab0"));
+}

@@ -159,6 +159,7 @@ class Checker {
       citations(b);
       std::string rest = b.text;
       markers(b, rest);
+      to_measure(b, rest);
       napkin(rest);
       // A table belongs to the paragraph that introduces it: "Measured on ...:" followed by rows of numbers.
       previous_speaks = unmarked(b, rest, b.text.front() == '|' && previous_speaks);
@@ -237,6 +238,32 @@ class Checker {
         v << *value;
         find(b, m.position(0), where + ": the sheet prints " + printed + ", results/" + file + " holds " + v.str());
       }
+    }
+  }
+
+  // `<!-- to measure: FILE PATH -->`: a number not measured yet, named by where it will come from, with no number
+  // after it. Once results/FILE holds PATH, the placeholder is a finding: write the number with a measured marker.
+  void to_measure(const Block& b, std::string& rest) {
+    static const std::regex marker(R"(<!--\s*to measure:\s*(\S+)\s*(.*?)\s*-->( ?)(\d[\d,]*(?:\.\d+)?)?)");
+    for (auto it = std::sregex_iterator(b.text.begin(), b.text.end(), marker); it != std::sregex_iterator(); ++it) {
+      const auto& m = *it;
+      blank(rest, m.position(0), m.position(0) + m.length(0));
+      const std::string file = m[1], expr = m[2];
+      const std::string where = "placeholder " + file + (expr.empty() ? "" : " " + expr);
+      if (m[4].matched) {
+        find(b, m.position(0), where + ": a number after a placeholder was typed, not measured");
+        continue;
+      }
+      const fs::path path = context_.repo_root / "results" / file;
+      if (file.find("..") != std::string::npos || path.extension() != ".json" || expr.empty()) {
+        find(b, m.position(0), where + ": a placeholder names a results JSON file and a path in it");
+        continue;
+      }
+      if (!fs::is_regular_file(path)) continue;  // not measured yet
+      std::string error;
+      const json* doc = json_of(path, error);
+      if (doc && evaluate(*doc, expr, error))
+        find(b, m.position(0), where + ": results/" + file + " holds it now: print it with a measured marker");
     }
   }
 
@@ -461,7 +488,14 @@ std::vector<Finding> check_reference_table(const std::string& text, const std::v
     // The reference cell: this exercise's percent_of_ceiling, marked (check_sheet() compares the printed number).
     static const std::regex marker(
         R"(^<!--\s*measured:\s*(\S+)\s+(\S+)\.percent_of_ceiling\s*-->\s?(\d[\d,]*(?:\.\d+)?)\s?%$)");
+    static const std::regex placeholder(R"(^<!--\s*to measure:\s*(\S+)\s+(\S+)\.percent_of_ceiling\s*-->$)");
     std::smatch m;
+    if (std::regex_match(cells[2], m, placeholder)) {
+      // Not measured yet (check_sheet() says when it is): no number, so no threshold to explain.
+      if (m[2].str().find("exercises[name=" + name + "]") == std::string::npos)
+        find(at, name + ": the reference cell's placeholder is not this exercise's (" + m[2].str() + ")");
+      continue;
+    }
     if (!std::regex_match(cells[2], m, marker)) {
       find(at, name + ": the reference cell must be a marked percent_of_ceiling and nothing else "
                       "(<!-- measured: FILE PATH.percent_of_ceiling -->N%)");

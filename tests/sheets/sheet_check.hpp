@@ -13,6 +13,13 @@
 // the rest of its paragraph (or up to `<!-- /napkin -->`) exempt. Everything else that looks like a measurement is a finding: a number with a unit of time or rate, and, in a
 // paragraph that speaks of measuring (or of anchors), a decimal, a percentage or a ratio. So is a file a sheet cites
 // (in backticks, as a link, or as results/...) that is not in the repository.
+//
+// A number not measured yet is a placeholder that names where it will come from, with no number after it:
+//
+//   <!-- to measure: h100.json runs[impl=reference].labs[lab=0].exercises[name=ilp].median_ms.reference -->(not yet)
+//
+// It passes while results/ does not hold that value, and is a finding once it does: then print the number with a
+// measured marker. A number typed after a placeholder is a finding too.
 #pragma once
 
 #include <filesystem>
@@ -60,8 +67,9 @@ inline constexpr double kExplainBelowMemory = 95, kExplainBelowCompute = 80;
 ///   | scale | a copy | <!-- measured: FILE runs[...].exercises[name=scale].percent_of_ceiling -->92.0% | ... |
 ///
 /// One row per exercise of the manifest (`exercises`), in its order; each reference cell marked with the exercise's
-/// own percent_of_ceiling in a results file; and where that value is below the threshold of the exercise's bound,
-/// a why cell of a sentence (8 words or more). The bound is read from the same results record: the harness writes
+/// own percent_of_ceiling in a results file (or, before the reference is measured, nothing but the exercise's
+/// placeholder `<!-- to measure: FILE PATH.percent_of_ceiling -->`); and where that value is below the threshold of
+/// the exercise's bound, a why cell of a sentence (8 words or more). The bound is read from the same results record: the harness writes
 /// its unit, "GB/s", for Bound::memory exercises only (harness/referee/src/lab/time.cpp), so it cannot disagree with the
 /// ExerciseSpec the way a word typed into the sheet could.
 std::vector<Finding> check_reference_table(const std::string& text, const std::vector<std::string>& exercises,

@@ -214,6 +214,45 @@ const std::string kWhy = "one element per thread keeps too few bytes in flight, 
 
 }  // namespace
 
+TEST_CASE("a number not measured yet is a placeholder naming where it will come from, until results/ holds it",
+          "[sheets]") {
+  const std::string later = "h200.json runs[impl=reference].labs[lab=0].exercises[name=ilp].median_ms.reference";
+  SECTION("a placeholder whose results file or path does not exist yet passes, and exempts nothing else") {
+    CHECK(all(sheets::check_sheet("The reference took <!-- to measure: " + later + " --> ms.\n", in_lab1())) == "");
+    CHECK(all(sheets::check_sheet("It took <!-- to measure: 2099-01-01-h100/h100.json runs[0].x --> ms.\n",
+                                  in_lab1())) == "");
+    CHECK(sheets::check_sheet("<!-- to measure: " + later + " --> ms, and 0.5 ms measured by hand.\n", in_lab1())
+              .size() == 1);
+  }
+  SECTION("a number typed after a placeholder fails") {
+    const auto f = sheets::check_sheet("It took <!-- to measure: " + later + " -->0.550 ms.\n", in_lab1());
+    REQUIRE(f.size() == 1);
+    CHECK_THAT(f[0].what, ContainsSubstring("typed, not measured"));
+  }
+  SECTION("a placeholder whose number results/ holds now fails: it must become a measured marker") {
+    const auto f = sheets::check_sheet("It took <!-- to measure: " + kScaleReference + " --> ms.\n", in_lab1());
+    REQUIRE(f.size() == 1);
+    CHECK_THAT(f[0].what, ContainsSubstring("holds it now"));
+  }
+  SECTION("a placeholder without a JSON file and a path fails") {
+    CHECK(sheets::check_sheet("<!-- to measure: h200.json --> ms\n", in_lab1()).size() == 1);
+    CHECK(sheets::check_sheet("<!-- to measure: h200-lab06-bank-conflicts.txt --> conflicts\n", in_lab1()).size() ==
+          1);
+  }
+  SECTION("a reference cell may be its exercise's placeholder, and no other's") {
+    const auto cell = [](const std::string& exercise) {
+      return "<!-- to measure: h200.json runs[impl=reference].labs[lab=0].exercises[name=" + exercise +
+             "].percent_of_ceiling -->";
+    };
+    const std::string good = with_table("| ilp | a copy | " + cell("ilp") + " | - |\n");
+    CHECK(all(sheets::check_reference_table(good, {"ilp"}, in_lab1())) == "");
+    CHECK(all(sheets::check_sheet(good, in_lab1())) == "");
+    CHECK(sheets::check_reference_table(with_table("| ilp | a copy | " + cell("waves") + " | - |\n"), {"ilp"},
+                                        in_lab1())
+              .size() == 1);
+  }
+}
+
 TEST_CASE("a reference below its threshold without a reason in the ceiling table is a finding", "[sheets]") {
   const std::vector<std::string> lab2 = {"branches", "block_sums"};
   SECTION("one explained row per exercise, in the manifest's order, passes") {
