@@ -116,14 +116,24 @@ std::string ladder(const Results& r, int lab) {
   if (exs.empty()) throw Error(fmt::format("{}: lab {} has no exercises", r.path(), lab));
   const auto& first = exs.front();
   const auto& last = exs.back();
-  const double work = first.at("rate").get<double>() * first.at("median_ms").at("reference").get<double>();
+  // An exercise that is itself the stub (lab 04's stage 1 in newer runs) has no reference or baseline time of its
+  // own: the time graded is the student's, which in this run is the reference's code.
+  const auto ms_of = [](const nlohmann::json& e) {
+    const auto& ms = e.at("median_ms");
+    return (ms.contains("reference") && ms.at("reference").is_number() ? ms.at("reference") : ms.at("student"))
+        .get<double>();
+  };
+  const double work = first.at("rate").get<double>() * ms_of(first);
   auto timed = [](double rate, double ms) { return fmt::format("{}  ({} ms)", format_number(rate), format_number(ms)); };
   std::vector<Bar> bars;
-  const double base_ms = first.at("median_ms").at("baseline").get<double>();
-  bars.push_back({"", fmt::format("stub of {}", first.at("name").get<std::string>()), work / base_ms,
-                  timed(work / base_ms, base_ms), kStub});
+  const auto& base = first.at("median_ms").at("baseline");
+  if (base.is_number()) {
+    const double base_ms = base.get<double>();
+    bars.push_back({"", fmt::format("stub of {}", first.at("name").get<std::string>()), work / base_ms,
+                    timed(work / base_ms, base_ms), kStub});
+  }
   for (const auto& e : exs) {
-    const double ms = e.at("median_ms").at("reference").get<double>();
+    const double ms = ms_of(e);
     bars.push_back({"", e.at("name").get<std::string>(), e.at("rate").get<double>(), timed(e.at("rate"), ms), kReference});
   }
   if (last.contains("peers"))
@@ -149,7 +159,7 @@ std::string overlap(const Results& r, int lab, const std::string& name) {
   bars.push_back({"", "stub", stub_ms, ms(stub_ms), kStub});
   bars.push_back({"", "reference (streams)", ref_ms, ms(ref_ms), kReference});
   const double floor_ms = ref.at("median_ms").at("ceiling").get<double>();
-  return bar_chart(bars, false, Line{floor_ms, fmt::format("slowest stage alone: {}", ms(floor_ms))},
+  return bar_chart(bars, false, Line{floor_ms, fmt::format("ceiling: {}", ms(floor_ms))},
                    fmt::format("{}: median time per run, ms", name));
 }
 
@@ -171,10 +181,17 @@ std::string results_table(const Results& r, int lab) {
       "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n";
   for (const auto& e : r.exercises(lab, "reference")) {
     const auto& ms = e.at("median_ms");
-    const double stub = ms.at("baseline").get<double>(), ref = ms.at("reference").get<double>();
-    t += fmt::format("| {} | {} | {} | {} | {} | {}% | {}x |\n", e.at("name").get<std::string>(), format_number(stub),
-                     format_number(ref), format_number(ms.at("ceiling").get<double>()), rate_text(e, e.at("rate")),
-                     format_number(e.at("percent_of_ceiling").get<double>()), format_number(stub / ref));
+    // An exercise that is the stub itself (lab 04's stage 1 in newer runs) has no baseline: "-" for it and the
+    // speedup, and the time graded as the reference's.
+    const bool has_stub = ms.contains("baseline") && ms.at("baseline").is_number();
+    const bool has_ref = ms.contains("reference") && ms.at("reference").is_number();
+    const double ref = (has_ref ? ms.at("reference") : ms.at("student")).get<double>();
+    const double stub = has_stub ? ms.at("baseline").get<double>() : 0;
+    t += fmt::format("| {} | {} | {} | {} | {} | {}% | {} |\n", e.at("name").get<std::string>(),
+                     has_stub ? format_number(stub) : "-", format_number(ref),
+                     format_number(ms.at("ceiling").get<double>()), rate_text(e, e.at("rate")),
+                     format_number(e.at("percent_of_ceiling").get<double>()),
+                     has_stub ? format_number(stub / ref) + "x" : "-");
   }
   return t;
 }

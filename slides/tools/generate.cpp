@@ -6,6 +6,7 @@
 //
 // Directives, each alone on its line unless said otherwise (slides/README.md has examples):
 //   <!-- include: PATH#NAME -->               the lines between `// slide-begin: NAME` and `// slide-end: NAME`
+//   <!-- include: PATH#NAME from="A" to="B" -->   of those, the lines from the first containing A to the next with B
 //   <!-- chart: KIND FILE lab=N [...] -->     an SVG chart from a results file (figures.hpp lists the kinds)
 //   <!-- table: FILE lab=N -->                a Markdown table of the lab's measured times
 //   <!-- source: FILE -->                     the file, commit, GPU and date the numbers on a slide come from
@@ -49,8 +50,20 @@ bool is_marker(const std::string& line) {
   return t.starts_with("// slide-begin:") || t.starts_with("// slide-end:");
 }
 
-/// The marked region NAME of a source file, nested markers dropped, common indentation removed.
-std::string marked_region(const fs::path& source_dir, const std::string& spec) {
+/// The marked region NAME of a source file, nested markers dropped, common indentation removed. `from="TEXT"` and
+/// `to="TEXT"` after PATH#NAME cut it to the lines from the first that contains the one text to the first after it
+/// that contains the other (a slide holds about 20 lines); a text the region does not contain is an error, so an
+/// excerpt cannot silently drift when the code changes.
+std::string marked_region(const fs::path& source_dir, const std::string& include) {
+  static const std::regex kSpec(R"re(^(\S+)((?:\s+(?:from|to)="[^"]*")*)\s*$)re");
+  static const std::regex kCut(R"re((from|to)="([^"]*)")re");
+  std::smatch parts;
+  if (!std::regex_match(include, parts, kSpec))
+    throw Error(fmt::format("include '{}': expected PATH#NAME [from=\"TEXT\"] [to=\"TEXT\"]", include));
+  const std::string spec = parts[1], cuts = parts[2];
+  std::string from, to;
+  for (auto it = std::sregex_iterator(cuts.begin(), cuts.end(), kCut); it != std::sregex_iterator(); ++it)
+    ((*it)[1] == "from" ? from : to) = (*it)[2];
   const auto hash = spec.find('#');
   if (hash == std::string::npos) throw Error(fmt::format("include '{}': expected PATH#NAME", spec));
   const auto path = spec.substr(0, hash), name = spec.substr(hash + 1);
@@ -71,13 +84,29 @@ std::string marked_region(const fs::path& source_dir, const std::string& spec) {
   }
   if (state == 0) throw Error(fmt::format("{}: no marker '{}'", path, begin));
   if (state == 1) throw Error(fmt::format("{}: marker '{}' has no '{}'", path, begin, end));
+  const bool excerpt = !from.empty() || !to.empty();
+  if (excerpt) {
+    std::size_t first = 0, last = body.size();
+    if (!from.empty()) {
+      while (first < body.size() && body[first].find(from) == std::string::npos) ++first;
+      if (first == body.size()) throw Error(fmt::format("{}: region '{}' has no line with '{}'", path, name, from));
+    }
+    if (!to.empty()) {
+      last = first;
+      while (last < body.size() && body[last].find(to) == std::string::npos) ++last;
+      if (last == body.size())
+        throw Error(fmt::format("{}: region '{}' has no line with '{}' after '{}'", path, name, to, from));
+      ++last;
+    }
+    body = std::vector<std::string>(body.begin() + first, body.begin() + last);
+  }
   // Common indentation goes; preprocessor lines (`#pragma unroll`, always in column 0) do not count.
   const auto directive = [](const std::string& l) { return trim(l).starts_with("#"); };
   std::size_t indent = std::string::npos;
   for (const auto& l : body)
     if (!trim(l).empty() && !directive(l)) indent = std::min(indent, l.find_first_not_of(' '));
   if (indent == std::string::npos) throw Error(fmt::format("{}: region '{}' is empty", path, name));
-  std::string code = fmt::format("```cpp\n// {}\n", path);
+  std::string code = fmt::format("```cpp\n// {}{}\n", path, excerpt ? " (excerpt)" : "");
   for (const auto& l : body) code += (l.size() > indent && !directive(l) ? l.substr(indent) : trim(l)) + "\n";
   return code + "```";
 }
