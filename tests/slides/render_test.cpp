@@ -157,7 +157,7 @@ TEST_CASE("every code block included from the sources is rendered with its code"
   }
 }
 
-TEST_CASE("every chart in the rendered slides is a nonempty SVG that also exists on disk", "[slides]") {
+TEST_CASE("every chart in the rendered slides is a nonempty SVG with axis ticks and a unit, also on disk", "[slides]") {
   require_tools();
   for (const auto& deck : decks()) {
     CAPTURE(deck);
@@ -179,6 +179,8 @@ TEST_CASE("every chart in the rendered slides is a nonempty SVG that also exists
       const auto svg = base64_decode(s[1].str().substr(prefix.size()));
       CHECK(svg.starts_with("<svg"));
       CHECK(svg.find("<rect") != std::string::npos);  // it has bars
+      CHECK(count(svg, std::regex("<text class=\"tick\"")) >= 2);  // an axis with labelled ticks ...
+      CHECK(std::regex_search(svg, std::regex("<text class=\"unit\"[^>]*>[^<]+</text>")));  // ... and its unit
       REQUIRE(std::regex_search(tag, f, file));
       CHECK(read(kSlides / f[1].str()) == svg);
       ++charts;
