@@ -1,16 +1,18 @@
-# Slides: one Marp deck per lab (slides/NN_name.md). slides_generate (slides/tools/) expands the decks' directives
-# (code between markers in the compiled sources, charts and tables from results/*.json) into build/slides/*.md;
-# `make slides` then runs marp-cli for self-contained HTML, and PDF where Chromium is installed. marp-cli comes from
-# npm (`npm ci` of the committed slides/package*.json into build/slides-npm, which nothing else touches), so the
-# `slides` target stays out of ALL: `make` needs neither node nor network.
+# Slides: two Marp decks per lab, slides/NN_name.md before the lab and slides/NN_name-walkthrough.md after it (every
+# slides/NN_*.md is a deck). slides_generate (slides/tools/) expands the decks' directives (code between markers in the
+# compiled sources, charts and tables from results/*.json, numbers quoted from the labs' sheets) into build/slides/*.md;
+# `make slides` then runs marp-cli for self-contained HTML, and PDF where Chromium is installed. marp-cli comes from npm
+# (`npm ci` of the committed slides/package*.json into build/slides-npm, which nothing else touches), so the `slides`
+# target stays out of ALL: `make` needs neither node nor network.
 add_executable(slides_generate slides/tools/generate.cpp slides/tools/results.cpp slides/tools/figures.cpp)
 target_compile_features(slides_generate PRIVATE cxx_std_20)
 target_compile_options(slides_generate PRIVATE -Wall -Wextra)
 target_link_libraries(slides_generate PRIVATE fmt::fmt nlohmann_json::nlohmann_json)
 
 file(GLOB COURSE_SLIDE_DECKS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/slides/[0-9][0-9]_*.md)
-file(GLOB _slide_inputs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/labs/*/stub.cu
-     ${PROJECT_SOURCE_DIR}/solutions/*/solution.cu ${PROJECT_SOURCE_DIR}/results/*.json)
+file(GLOB _slide_inputs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/labs/*/stub.cu ${PROJECT_SOURCE_DIR}/labs/*/README.md
+     ${PROJECT_SOURCE_DIR}/solutions/*/solution.cu ${PROJECT_SOURCE_DIR}/results/*.json
+     ${PROJECT_SOURCE_DIR}/results/*/*.json)
 find_program(COURSE_NODE NAMES node nodejs)
 find_program(COURSE_NPM NAMES npm)
 find_program(COURSE_CHROMIUM NAMES chromium chromium-browser google-chrome)

@@ -28,8 +28,12 @@ std::string Results::provenance() const {
 }
 
 const nlohmann::json& Results::exercises(int lab, const std::string& impl) const {
+  // The run that graded the shipped stubs is impl "student" in older runs, "stub" in newer ones.
+  const auto matches = [&](const std::string& run_impl) {
+    return run_impl == impl || (impl == "student" && run_impl == "stub");
+  };
   for (const auto& run : doc_.at("runs")) {
-    if (run.value("impl", "") != impl) continue;
+    if (!matches(run.value("impl", ""))) continue;
     for (const auto& l : run.at("labs"))
       if (l.value("lab", 0) == lab) return l.at("exercises");
   }

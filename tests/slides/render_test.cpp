@@ -1,6 +1,7 @@
 // The decks that `make slides` built (build/slides/*.html, *.pdf), opened in headless Chromium: every slide renders,
-// every code block included from the sources holds code, every chart is a real SVG that also exists on disk, and a
-// screenshot and the PDF are not empty. The ctest fixture `slides.build` runs `make slides` first. Where node or
+// every code block included from the sources holds code, every chart is a real SVG that also exists on disk, no
+// slide overflows and its code is readable when projected (check_slides.js), and a screenshot and the PDF are not
+// empty. The ctest fixture `slides.build` runs `make slides` first. Where node or
 // Chromium was not found at configure the tests SKIP, saying which; CI installs both, so there they run.
 #include <catch2/catch_test_macros.hpp>
 
@@ -20,6 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kSlides = COURSE_SLIDES_DIR;
+const fs::path kCheckScript = COURSE_SLIDES_CHECK_JS;
 constexpr const char* kChromium = COURSE_CHROMIUM;  // empty: none found at configure
 constexpr bool kNode = COURSE_SLIDES_NODE;
 
@@ -67,6 +69,34 @@ const std::string& dom(const std::string& deck) {
     it = cache.emplace(deck, chromium("--dump-dom file://" + html.string())).first;
   }
   return it->second;
+}
+
+/// A part 2 deck, the walk-through after the lab (NN_name-walkthrough.md); part 1 is NN_name.md.
+bool walkthrough(const std::string& deck) { return deck.ends_with("-walkthrough"); }
+
+/// What check_slides.js found in the deck, laid out by Chromium at the slides' own size: one line per problem after
+/// a first line "slides checked: N".
+std::string layout_report(const std::string& deck) {
+  auto html = read(kSlides / (deck + ".html"));
+  const auto body = html.rfind("</body>");
+  REQUIRE(body != std::string::npos);
+  const auto script = read(kCheckScript);
+  REQUIRE(!script.empty());
+  html.insert(body, "<script>\n" + script + "\n</script>\n");
+  // Beside the deck, so that anything it names by a relative path still resolves.
+  const auto copy = kSlides / (".layout-test-" + deck + ".html");
+  std::ofstream(copy, std::ios::binary) << html;
+  const auto d = chromium("--window-size=1280,720 --virtual-time-budget=5000 --dump-dom file://" + copy.string());
+  fs::remove(copy);
+  const std::string open = "<pre id=\"slides-test-report\">";
+  const auto at = d.rfind(open);
+  REQUIRE(at != std::string::npos);
+  const auto end = d.find("</pre>", at);
+  REQUIRE(end != std::string::npos);
+  auto text = d.substr(at + open.size(), end - at - open.size());
+  for (const auto& [entity, c] : {std::pair{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&#39;", "'"}, {"&amp;", "&"}})
+    for (std::size_t p; (p = text.find(entity)) != std::string::npos;) text.replace(p, std::string(entity).size(), c);
+  return text;
 }
 
 std::size_t count(const std::string& text, const std::regex& re) {
@@ -127,7 +157,7 @@ TEST_CASE("every code block included from the sources is rendered with its code"
   }
 }
 
-TEST_CASE("every chart in the rendered slides is a nonempty SVG that also exists on disk", "[slides]") {
+TEST_CASE("every chart in the rendered slides is a nonempty SVG with axis ticks and a unit, also on disk", "[slides]") {
   require_tools();
   for (const auto& deck : decks()) {
     CAPTURE(deck);
@@ -149,12 +179,26 @@ TEST_CASE("every chart in the rendered slides is a nonempty SVG that also exists
       const auto svg = base64_decode(s[1].str().substr(prefix.size()));
       CHECK(svg.starts_with("<svg"));
       CHECK(svg.find("<rect") != std::string::npos);  // it has bars
+      CHECK(count(svg, std::regex("<text class=\"tick\"")) >= 2);  // an axis with labelled ticks ...
+      CHECK(std::regex_search(svg, std::regex("<text class=\"unit\"[^>]*>[^<]+</text>")));  // ... and its unit
       REQUIRE(std::regex_search(tag, f, file));
       CHECK(read(kSlides / f[1].str()) == svg);
       ++charts;
     }
     CHECK(charts == count(read(kSlides / (deck + ".md")), std::regex("<img class=\"chart\"")));
-    CHECK(charts > 0);
+    if (walkthrough(deck)) CHECK(charts > 0);  // part 1 may show no measurement yet
+  }
+}
+
+TEST_CASE("no slide overflows, and code on a slide is at most 20 lines and as large as its prose", "[slides]") {
+  require_tools();
+  for (const auto& deck : decks()) {
+    CAPTURE(deck);
+    const auto report = layout_report(deck);
+    const auto expected = read(kSlides / (deck + ".slides"));
+    CAPTURE(report);
+    REQUIRE(report.starts_with("slides checked: " + std::to_string(std::stoul(expected)) + "\n"));
+    CHECK(report.find('\n') == report.size() - 1);  // nothing after the count: no problem found
   }
 }
 
