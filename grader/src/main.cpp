@@ -30,6 +30,7 @@
 #include "grader/manifest.hpp"
 #include "grader/process.hpp"
 #include "grader/report.hpp"
+#include "grader/sources_hash.hpp"
 #include "grader/sanitize.hpp"
 #include "grader/self_check.hpp"
 #include "export_command.hpp"
@@ -456,6 +457,7 @@ int run(int argc, char** argv) {
   report.check_timeout_s = cli.check_timeout_s;
   report.time_timeout_s = cli.time_timeout_s;
   report.commit = cli.commit.empty() ? git_commit(labs_dir) : cli.commit;
+  report.sources = course_sources(labs_dir);
 
   grade_runs(cli, everything, usable, manifests, grade_options(cli, bin_dir, usable, manifests), report, verdicts);
   if (cli.repeat > 1) report_repeats(cli.repeat, report);

@@ -173,6 +173,7 @@ json to_json(const Report& report) {
   json j = {{"schema", 1},
             {"date", report.date},
             {"commit", report.commit},
+            {"sources", report.sources},  // what each lab's numbers measured: the sheets' test compares
             {"machine", report.machine},
             {"grader", {{"check_timeout_s", or_null(report.check_timeout_s)},
                         {"time_timeout_s", or_null(report.time_timeout_s)}}},

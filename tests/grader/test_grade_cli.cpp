@@ -15,6 +15,7 @@
 #include <catch2/matchers/catch_matchers_floating_point.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "grader/sources_hash.hpp"
 #include "support.hpp"
 
 using Catch::Matchers::ContainsSubstring;
@@ -516,4 +517,20 @@ TEST_CASE("a check that failed on its own merits is not run again", "[grader][e2
   const auto calls = grader_test::read_text(log);
   CAPTURE(calls);
   CHECK(count_lines(calls) == 3);  // check copy, check gemm, time copy
+}
+
+TEST_CASE("the results file records the fingerprints of the sources it graded, which change with a lab's code",
+          "[grader][e2e][sources]") {
+  const TempDir dir;
+  const auto labs = dir.path / "labs";
+  std::filesystem::create_directories(labs / "01_fake");
+  std::filesystem::copy_file(std::filesystem::path(FAKE_LABS_DIR) / "01_fake" / "manifest.json", labs / "01_fake" / "manifest.json");
+  const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--labs-dir", labs.string()});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.results.is_object());
+  const auto& sources = run.results.at("sources");
+  CHECK(sources.at("lab1") == grader::course_sources(labs).at("lab1"));
+  CHECK(sources.at("lab1").get<std::string>().size() == 16);
+  grader_test::write_text(labs / "01_fake" / "stub.cu", "// changed\n");
+  CHECK(grader::course_sources(labs).at("lab1") != sources.at("lab1").get<std::string>());
 }

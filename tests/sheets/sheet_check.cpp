@@ -2,6 +2,8 @@
 
 #include "sheet_check.hpp"
 
+#include <grader/sources_hash.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -237,8 +239,24 @@ class Checker {
         v.precision(10);
         v << *value;
         find(b, m.position(0), where + ": the sheet prints " + printed + ", results/" + file + " holds " + v.str());
+      } else if (const auto stale = stale_sources(*doc); !stale.empty()) {
+        find(b, m.position(0), where + ": " + stale);
       }
     }
+  }
+
+  // Why a results file that records its sources' fingerprints (grader/sources_hash.hpp) no longer measures this
+  // sheet's lab, or "": it measured other code than the tree holds. A file without fingerprints predates them.
+  std::string stale_sources(const json& doc) {
+    const std::string lab = "lab" + std::to_string(std::atoi(context_.sheet_dir.filename().string().c_str()));
+    if (!doc.contains("sources") || !doc.at("sources").is_object() || !doc.at("sources").contains(lab)) return "";
+    if (sources_.empty()) sources_ = grader::course_sources(context_.repo_root / "labs");
+    const auto now = sources_.find(lab);
+    const std::string then = doc.at("sources").at(lab).is_string() ? doc.at("sources").at(lab).get<std::string>() : "";
+    if (now != sources_.end() && now->second == then) return "";
+    return "the run measured " + lab + "'s sources at " + then + ", and they are now " +
+           (now == sources_.end() ? std::string("gone") : now->second) +
+           ": measure the lab again and cite the new run";
   }
 
   // `<!-- to measure: FILE PATH -->`: a number not measured yet, named by where it will come from, with no number
@@ -320,6 +338,7 @@ class Checker {
   }
 
   Context context_;
+  std::map<std::string, std::string> sources_;  // the tree's fingerprints, computed once
   std::vector<Finding> findings_;
   std::map<std::string, json> docs_;
   std::map<std::string, std::string> texts_;

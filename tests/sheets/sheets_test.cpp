@@ -3,6 +3,10 @@
 
 #include "sheet_check.hpp"
 
+#include <grader/sources_hash.hpp>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -395,4 +399,40 @@ TEST_CASE("every exercise sheet states its rules under the same five headings, i
     }
   }
   CHECK(sheets.size() >= 7);
+}
+
+TEST_CASE("a marked number from a run of other sources than the tree's is a finding", "[sheets]") {
+  // A course tree of its own: one lab, one results file that records the lab's fingerprint as `grade` does.
+  const fs::path root = fs::temp_directory_path() / ("sheets-sources-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root / "labs" / "01_x");
+  fs::create_directories(root / "solutions" / "01_x");
+  fs::create_directories(root / "results");
+  const auto write = [](const fs::path& file, const std::string& text) { std::ofstream(file) << text; };
+  write(root / "labs" / "01_x" / "stub.cu", "// v1\n");
+  write(root / "solutions" / "01_x" / "solution.cu", "// v1\n");
+  write(root / "labs" / "01_x" / "README.md", "the sheet\n");
+  const auto results = [&](bool with_sources) {
+    nlohmann::json doc = {{"runs", {{{"impl", "reference"}, {"labs", {{{"lab", 1}, {"ms", 1.5}}}}}}}};
+    if (with_sources) doc["sources"] = grader::course_sources(root / "labs");
+    write(root / "results" / "run.json", doc.dump());
+  };
+  const sheets::Context context{root, root / "labs" / "01_x"};
+  const std::string sheet = "It took <!-- measured: run.json runs[impl=reference].labs[lab=1].ms -->1.5 ms.\n";
+  results(true);
+  CHECK(all(sheets::check_sheet(sheet, context)) == "");
+
+  write(root / "labs" / "01_x" / "README.md", "the sheet, edited\n");  // the sheet is not what the run measured
+  write(root / "labs" / "01_x" / "student.cu", "// a student's own\n");
+  CHECK(all(sheets::check_sheet(sheet, context)) == "");
+
+  write(root / "solutions" / "01_x" / "solution.cu", "// v2\n");  // the reference changed after the run
+  const auto f = sheets::check_sheet(sheet, context);
+  REQUIRE(f.size() == 1);
+  CHECK_THAT(f[0].what, ContainsSubstring("the run measured lab1's sources at") &&
+                            ContainsSubstring("measure the lab again and cite the new run"));
+
+  results(false);  // a run from before the fingerprints: nothing to compare
+  CHECK(all(sheets::check_sheet(sheet, context)) == "");
+  fs::remove_all(root);
 }

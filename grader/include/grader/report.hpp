@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <optional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,8 @@ struct RunRecord {
 struct Report {
   std::string date;                        ///< ISO-8601 UTC
   std::string commit = "unknown";
+  /// The fingerprints of the sources graded (grader/sources_hash.hpp: "labN", "harness"); empty when unknown.
+  std::map<std::string, std::string> sources;
   nlohmann::json machine;                  ///< `info` of the first lab binary that answered, or null
   std::optional<double> check_timeout_s;   ///< command-line overrides, null when the manifests decide
   std::optional<double> time_timeout_s;
