@@ -61,7 +61,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -74,6 +73,7 @@
 #include <thread>
 #include <vector>
 
+#include <harness/median.hpp>
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -394,7 +394,7 @@ int run_time(const Exercise& ex, const std::string& impl, const std::string& res
   // overlap as lab 07 computes it, (t_b - t) / (t_b - ceiling), and its error from the median's: a manifest may grade
   // by it (graded_by).
   const double spread = ex.baseline_ms - ex.ceiling_ms;
-  const double log_error = 1.2533 * noise_pct() / 100 / std::sqrt(static_cast<double>(min_samples));
+  const double log_error = harness::median_log_error(noise_pct(), min_samples);
   j["metrics"] = {{"fraction_of_library_speed", ex.reference_ms / 2 / ms},
                   {"overlap_student", (ex.baseline_ms - ms) / spread},
                   {"overlap_reference", (ex.baseline_ms - reference_ms) / spread}};

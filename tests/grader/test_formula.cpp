@@ -124,9 +124,9 @@ TEST_CASE("a run whose time scale is too narrow for its noise hands out no perfo
   CHECK(graded.ungraded.empty());
   CHECK(graded.perf_fraction > 0.5);
   // ... and not once the reference's or the baseline's runs are noisier than that.
-  for (double* noisy : {&in.reference_noise_pct, &in.baseline_noise_pct}) {
+  for (double ScoreInputs::*noisy : {&ScoreInputs::reference_noise_pct, &ScoreInputs::baseline_noise_pct}) {
     auto loud = in;
-    *(noisy == &in.reference_noise_pct ? &loud.reference_noise_pct : &loud.baseline_noise_pct) = 7.0;
+    loud.*noisy = 7.0;
     const auto s = score_exercise(loud);
     CHECK(s.perf_fraction == 0.0);
     CHECK_THAT(s.ungraded, Catch::Matchers::ContainsSubstring("7.0% noise"));
