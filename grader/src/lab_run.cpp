@@ -357,45 +357,80 @@ class ExerciseGrader {
     return true;
   }
 
-  // `grade --sanitize`: each of the manifest's tools around a check of the small shapes at the first check seed, for
-  // every exercise of `xs` whose check passed, all of them at once (exercises x tools processes, at most
-  // kUntimedRunsAtOnce at a time: none is timed, and one after another they cost about a second each, 57 s of a
-  // self-check pass on an H200, results/2026-11-24-h200-24a3b8e), after every check and before any timed run.
+  // `grade --sanitize`: each of the manifest's tools around a check of the small shapes, for every exercise of `xs`
+  // whose check passed, after every check and before any timed run. First one run a tool covering all of them, the
+  // tools at once: a host makes CUDA contexts one at a time (about 5.5 a second on an H100 host, with one GPU or two
+  // busy: experiments/context_contention), and a run makes two or more, so one run per exercise and tool was most of
+  // what a batch of several GPUs waited for. A tool whose lab-wide run is clean is clean for each exercise (the same
+  // cases, one process). Otherwise, and where one exercise passed, the tool runs for each exercise on its own, all at
+  // once (at most kUntimedRunsAtOnce at a time), and those runs say which exercise a finding belongs to.
   // passed[i] becomes false where a run stopped exercise i (sanitized()). The runs of an exercise are read in the
   // manifest's tool order, and the first that stops it ends its reading, as if the tools had run one after another.
   // (At once they hung on an H200 at 53c385b, when the tool watched the referee too; it watches only the runners now,
   // and a run that hangs is run again alone: crowded_out().)
   void sanitize(std::vector<ExerciseResult>& xs, std::vector<bool>& passed) {
     if (!options_.sanitizer || manifest_.sanitize.empty()) return;
-    std::vector<std::pair<std::size_t, SanitizerTool>> plan;  // (exercise, tool) of each run
-    std::vector<ProcessOptions> runs_to_start;
-    std::string names;
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      if (!passed[i]) continue;
-      names += (names.empty() ? "" : ", ") + xs[i].name;
-      for (const SanitizerTool tool : manifest_.sanitize) {
-        plan.emplace_back(i, tool);
-        runs_to_start.push_back(sanitizer_process(xs[i], tool));
-      }
-    }
-    if (plan.empty()) return;
-    std::string tools;
+    std::vector<std::size_t> chosen;  // the exercises whose check passed
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      if (passed[i]) chosen.push_back(i);
+    if (chosen.empty()) return;
+    std::string names, tools;
+    for (const std::size_t i : chosen) names += (names.empty() ? "" : ", ") + xs[i].name;
     for (const SanitizerTool tool : manifest_.sanitize)
       tools += (tools.empty() ? "" : ", ") + std::string(to_string(tool));
-    tell(fmt::format("lab{} {}: compute-sanitizer {} at once ({})", lab_.number, names, tools, options_.impl));
+
+    std::set<SanitizerTool> clean_for_all;  // tools whose lab-wide run was clean
+    if (chosen.size() > 1) {
+      tell(fmt::format("lab{} {}: compute-sanitizer {}, a run each for all ({})", lab_.number, names, tools,
+                       options_.impl));
+      std::vector<ProcessOptions> lab_wide;
+      for (const SanitizerTool tool : manifest_.sanitize) lab_wide.push_back(sanitizer_process(xs, chosen, tool));
+      const auto runs = run_processes(lab_wide, kUntimedRunsAtOnce);
+      for (std::size_t t = 0; t < runs.size(); ++t) {
+        for (const std::size_t i : chosen) xs[i].wall_s += runs[t].wall_s / static_cast<double>(chosen.size());
+        if (clean(runs[t])) clean_for_all.insert(manifest_.sanitize[t]);
+      }
+    }
+
+    std::vector<std::pair<std::size_t, SanitizerTool>> plan;  // (exercise, tool) of each run of one exercise
+    std::vector<ProcessOptions> runs_to_start;
+    for (const std::size_t i : chosen)
+      for (const SanitizerTool tool : manifest_.sanitize)
+        if (!clean_for_all.contains(tool)) {
+          plan.emplace_back(i, tool);
+          runs_to_start.push_back(sanitizer_process(xs, {i}, tool));
+        }
+    if (!plan.empty())
+      tell(fmt::format("lab{} {}: compute-sanitizer {} at once, a run each ({})", lab_.number, names, tools,
+                       options_.impl));
     auto runs = run_processes(runs_to_start, kUntimedRunsAtOnce);
     for (std::size_t k = 0; k < plan.size(); ++k) xs[plan[k].first].wall_s += runs[k].wall_s;
-    for (std::size_t k = 0; k < plan.size(); ++k) {
-      const auto [i, tool] = plan[k];
-      if (!passed[i]) continue;  // an earlier tool stopped this exercise: its later runs are not read
-      if (crowded_out(runs[k])) {
-        tell(fmt::format("lab{} {}: compute-sanitizer {} again, alone ({})", lab_.number, xs[i].name,
-                         to_string(tool), options_.impl));
-        runs[k] = run_process(runs_to_start[k]);
-        xs[i].wall_s += runs[k].wall_s;
+    std::size_t k = 0;  // the next run of `plan`, which follows the same order as the loops below
+    for (const std::size_t i : chosen)
+      for (const SanitizerTool tool : manifest_.sanitize) {
+        if (clean_for_all.contains(tool)) {
+          if (passed[i]) xs[i].sanitized.push_back(std::string(to_string(tool)) + ": clean");
+          continue;
+        }
+        ProcessResult& run = runs[k++];
+        if (!passed[i]) continue;  // an earlier tool stopped this exercise: its later runs are not read
+        if (crowded_out(run)) {
+          tell(fmt::format("lab{} {}: compute-sanitizer {} again, alone ({})", lab_.number, xs[i].name,
+                           to_string(tool), options_.impl));
+          run = run_process(runs_to_start[k - 1]);
+          xs[i].wall_s += run.wall_s;
+        }
+        passed[i] = sanitized(xs[i], tool, run);
       }
-      passed[i] = sanitized(xs[i], tool, runs[k]);
-    }
+  }
+
+  // Whether a lab-wide sanitizer run found nothing and ended as a clean check does (exit 0, the tool attached): only
+  // then does it speak for each exercise it covered; anything else (a finding, a crash, a hang, a tool that could not
+  // run, survivors) is left to the runs of one exercise each.
+  static bool clean(const ProcessResult& run) {
+    if (!run.started || run.timed_out || run.signal != 0 || run.exit_code != 0 || run.survivors > 0) return false;
+    const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
+    return !report.found() && report.tool_error.empty();
   }
 
   // Whether a sanitizer run ended in a way that says nothing of the student's code, so that it is run again alone
@@ -415,10 +450,15 @@ class ExerciseGrader {
     return run.signal != 0 || run.exit_code != 0 || !report.tool_error.empty();
   }
 
-  // One sanitizer run of exercise `x`: `tool` around `labN check --small` at the first check seed.
-  ProcessOptions sanitizer_process(const ExerciseResult& x, SanitizerTool tool) const {
-    auto p = process(sanitizer_command(*options_.sanitizer, tool, binary_, options_.impl, x.name,
-                                       x.seeds.empty() ? 1 : x.seeds.front()),
+  // One sanitizer run over the exercises `which` of `xs`: `tool` around `labN check --small` at the first check seed of
+  // the first of them.
+  ProcessOptions sanitizer_process(const std::vector<ExerciseResult>& xs, const std::vector<std::size_t>& which,
+                                   SanitizerTool tool) const {
+    std::vector<std::string> names;
+    for (const std::size_t i : which) names.push_back(xs[i].name);
+    const auto& first = xs[which.front()];
+    auto p = process(sanitizer_command(*options_.sanitizer, tool, binary_, options_.impl, names,
+                                       first.seeds.empty() ? 1 : first.seeds.front()),
                      manifest_.sanitize_timeout_s);
     p.results_pipe = false;
     return p;

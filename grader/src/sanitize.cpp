@@ -80,7 +80,7 @@ std::optional<std::filesystem::path> locate_sanitizer(const std::string& given, 
 
 std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer, SanitizerTool tool,
                                            const std::string& lab_binary, const std::string& impl,
-                                           const std::string& exercise, std::uint64_t seed) {
+                                           const std::vector<std::string>& exercises, std::uint64_t seed) {
   // Only the runners (runners/labN-IMPL, the processes whose executable name starts with "labN-") are watched, not
   // the referee labN: its kernels (inputs, poison, comparisons) are the course's, and instrumenting them only costs
   // time; a process the filter leaves out runs at full speed.
@@ -97,8 +97,10 @@ std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitize
                                 "--print-limit",
                                 std::to_string(kPrintLimit)};
   if (tool == SanitizerTool::kMemcheck) argv.insert(argv.end(), {"--report-api-errors", "no"});
-  argv.insert(argv.end(), {lab_binary, "check", "--impl", impl, "--exercise", exercise, "--seeds",
-                           std::to_string(seed), "--small"});
+  std::string names;
+  for (const auto& exercise : exercises) names += (names.empty() ? "" : ",") + exercise;
+  argv.insert(argv.end(), {lab_binary, "check", "--impl", impl, "--exercise", names, "--seeds", std::to_string(seed),
+                           "--small"});
   return argv;
 }
 

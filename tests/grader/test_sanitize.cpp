@@ -73,17 +73,25 @@ constexpr std::string_view kToolFailed = R"(========= COMPUTE-SANITIZER
 
 }  // namespace
 
-TEST_CASE("the sanitizer command wraps a small-shape check of one exercise", "[grader][sanitize]") {
+TEST_CASE("the sanitizer command wraps a small-shape check of its exercises", "[grader][sanitize]") {
   const auto argv = sanitizer_command("/opt/cuda/bin/compute-sanitizer", SanitizerTool::kRacecheck, "/b/lab6",
-                                      "student", "transpose", 42);
+                                      "student", {"transpose"}, 42);
   const std::vector<std::string> expected{"/opt/cuda/bin/compute-sanitizer", "--tool", "racecheck",
                                           "--target-processes", "all", "--target-processes-filter", "regex:^lab6-",
                                           "--error-exitcode", "86", "--print-limit", "10", "/b/lab6", "check",
                                           "--impl", "student", "--exercise", "transpose", "--seeds", "42", "--small"};
   CHECK(argv == expected);
 
+  SECTION("several exercises go in one check, as the lab binary's comma list") {
+    const auto both = sanitizer_command("cs", SanitizerTool::kRacecheck, "/b/lab6", "student",
+                                        {"transpose", "row_sums"}, 42);
+    const auto at = std::find(both.begin(), both.end(), "--exercise");
+    REQUIRE(at != both.end());
+    CHECK(*(at + 1) == "transpose,row_sums");
+  }
+
   SECTION("memcheck leaves CUDA API errors the harness handles out of its findings") {
-    const auto mem = sanitizer_command("cs", SanitizerTool::kMemcheck, "lab1", "student", "scale", 1);
+    const auto mem = sanitizer_command("cs", SanitizerTool::kMemcheck, "lab1", "student", {"scale"}, 1);
     const auto at = std::find(mem.begin(), mem.end(), "--report-api-errors");
     REQUIRE(at != mem.end());
     CHECK(*(at + 1) == "no");
@@ -272,11 +280,12 @@ TEST_CASE("without compute-sanitizer, --sanitize says so once and grades without
 namespace {
 
 // A stand-in compute-sanitizer that tells whether the runs of a lab went at once: each run logs "sanitizer start TOOL
-// EX" to FAKE_LAB_CALL_LOG (the fake lab's call log, so timed runs land in the same file, in order), enters
-// FAKE_LAB_CROWD_DIR (a file named by its pid) and waits up to 3 s for `runs` runs to be there at once; then, after
-// staying 1 s so that the others see it too, it leaves and logs "sanitizer end TOOL EX met" (or "alone"). What it
-// reports is `reports`' entry for "TOOL EX" (exit 86), else a clean summary; `crowded_report` is reported instead of
-// that when the run met the others, with exit 110 (the check under the tool ran out of GPU memory).
+// EX" to FAKE_LAB_CALL_LOG (the fake lab's call log, so timed runs land in the same file, in order; EX is the check's
+// --exercise, "copy,gemm" for a run covering both), enters FAKE_LAB_CROWD_DIR (a file named by its pid) and waits up
+// to 3 s for `runs` runs to be there at once; then, after staying 1 s so that the others see it too, it leaves and
+// logs "sanitizer end TOOL EX met" (or "alone"). What it reports is `reports`' entry for "TOOL X" (exit 86) when X is
+// among the run's exercises, else a clean summary; `crowded_report` ("TOOL X") is reported instead of that when the
+// run covers X and met the others, with exit 110 (the check under the tool ran out of GPU memory).
 std::filesystem::path crowd_sanitizer(const TempDir& dir, int runs,
                                       const std::vector<std::pair<std::string, std::string>>& reports,
                                       const std::pair<std::string, std::string>& crowded_report = {}) {
@@ -292,11 +301,17 @@ std::filesystem::path crowd_sanitizer(const TempDir& dir, int runs,
       << "  sleep 0.05; n=$((n + 1))\ndone\n"
       << "rm -f \"$mine\"\necho \"sanitizer end $tool $ex $company\" >> \"$FAKE_LAB_CALL_LOG\"\n"
       << "echo '========= COMPUTE-SANITIZER'\n";
+  // "if TOOL is this tool and X is among the run's exercises" as sh
+  const auto covers = [](const std::string& run) {
+    const auto space = run.find(' ');
+    return "if [ \"$tool\" = '" + run.substr(0, space) + "' ] && case \",$ex,\" in *," + run.substr(space + 1) +
+           ",*) true;; *) false;; esac";
+  };
   if (!crowded_report.first.empty())
-    out << "if [ \"$tool $ex $company\" = '" << crowded_report.first << " met' ]; then printf '%s\\n' '"
-        << crowded_report.second << "'; exit 110; fi\n";
+    out << covers(crowded_report.first) << " && [ $company = met ]; then printf '%s\\n' '" << crowded_report.second
+        << "'; exit 110; fi\n";
   for (const auto& [run, report] : reports)
-    out << "if [ \"$tool $ex\" = '" << run << "' ]; then printf '%s\\n' '" << report << "'; exit 86; fi\n";
+    out << covers(run) << "; then printf '%s\\n' '" << report << "'; exit 86; fi\n";
   out << "echo '========= ERROR SUMMARY: 0 errors'\n";
   out.close();
   std::filesystem::permissions(script, std::filesystem::perms::owner_all);
@@ -325,11 +340,11 @@ Env crowd_env(const TempDir& dir, const std::filesystem::path& log) {
 
 }  // namespace
 
-TEST_CASE("the sanitizer runs of a lab go at once, after every check and before the first timed run",
+TEST_CASE("a lab's sanitizer runs are one a tool, at once, after every check and before the first timed run",
           "[grader][sanitize][e2e]") {
   const TempDir dir;
   const auto log = dir.path / "calls.log";
-  const auto tool = crowd_sanitizer(dir, 4, {});  // 2 exercises x 2 tools
+  const auto tool = crowd_sanitizer(dir, 2, {});  // memcheck and racecheck, each over both exercises
   const auto run = run_grade(dir, {"lab1", "--sanitizer", tool.string()}, crowd_env(dir, log));
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.results.is_object());
@@ -341,11 +356,10 @@ TEST_CASE("the sanitizer runs of a lab go at once, after every check and before 
   }
   const auto lines = log_lines(log);
   CAPTURE(lines);
-  CHECK(count_prefix(lines, "sanitizer start ") == 4);
-  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck copy met") == 1);
-  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end racecheck copy met") == 1);
-  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck gemm met") == 1);
-  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end racecheck gemm met") == 1);
+  // Two runs, not four: a clean run over both exercises speaks for each (a host makes CUDA contexts one at a time).
+  CHECK(count_prefix(lines, "sanitizer start ") == 2);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck copy,gemm met") == 1);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end racecheck copy,gemm met") == 1);
   // Checks, then every sanitizer run, then the timed runs: none of these overlap.
   const auto at = [&](const std::string& head, bool last) {
     const auto match = [&](const std::string& l) { return l.starts_with(head); };
@@ -357,12 +371,12 @@ TEST_CASE("the sanitizer runs of a lab go at once, after every check and before 
   CHECK(at("sanitizer end ", true) < at("time ", false));
 }
 
-TEST_CASE("findings among sanitizer runs at once stop their exercises as one run after another would",
+TEST_CASE("a finding in a lab-wide sanitizer run is placed by a run of each exercise, as one after another would",
           "[grader][sanitize][e2e]") {
   const TempDir dir;
   const auto log = dir.path / "calls.log";
   const auto tool = crowd_sanitizer(
-      dir, 4,
+      dir, 2,
       {{"memcheck gemm", "========= Invalid __shared__ write of size 4 bytes\n========= ERROR SUMMARY: 1 error"},
        {"racecheck copy", "========= Error: Race reported between Write access at k+0x10 in a.cu:3\n"
                           "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)"}});
@@ -387,16 +401,41 @@ TEST_CASE("findings among sanitizer runs at once stop their exercises as one run
   CHECK(gemm.at("correctness_points") == 5);
   const auto lines = log_lines(log);
   CAPTURE(lines);
-  CHECK(count_prefix(lines, "sanitizer end ") == 4);
-  CHECK(std::count_if(lines.begin(), lines.end(), [](auto& l) { return l.ends_with(" met"); }) == 4);
+  // Both tools' lab-wide runs found something, so each ran again for each exercise: 2 + 4 runs.
+  CHECK(count_prefix(lines, "sanitizer start memcheck copy,gemm") == 1);
+  CHECK(count_prefix(lines, "sanitizer start racecheck copy,gemm") == 1);
+  for (const char* one : {"memcheck copy", "memcheck gemm", "racecheck copy", "racecheck gemm"})
+    CHECK(std::count(lines.begin(), lines.end(), "sanitizer end " + std::string(one) + " met") == 1);
+  CHECK(count_prefix(lines, "sanitizer end ") == 6);
   CHECK(count_prefix(lines, "time ") == 0);  // a finding is not run again, and nothing is timed
+}
+
+TEST_CASE("a lab-wide run with a finding for one exercise leaves the other tool's clean run standing",
+          "[grader][sanitize][e2e]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  const auto tool = crowd_sanitizer(
+      dir, 2, {{"memcheck gemm", "========= Invalid __shared__ write of size 4 bytes\n========= ERROR SUMMARY: 1 error"}});
+  const auto run = run_grade(dir, {"lab1", "--sanitizer", tool.string()}, crowd_env(dir, log));
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.results.is_object());
+  CHECK(exercise(run.results, "copy").at("status") == "ok");
+  CHECK(exercise(run.results, "copy").at("sanitized") ==
+        nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
+  CHECK(exercise(run.results, "gemm").at("status") == "memory-error");
+  const auto lines = log_lines(log);
+  CAPTURE(lines);
+  CHECK(count_prefix(lines, "sanitizer start racecheck") == 1);  // clean over both: not run again
+  CHECK(count_prefix(lines, "sanitizer start memcheck") == 3);   // over both, then each
+  CHECK(count_prefix(lines, "time ") == 1);                      // copy's
 }
 
 TEST_CASE("a sanitizer run crowded out by the others runs again alone", "[grader][sanitize][e2e]") {
   const TempDir dir;
   const auto log = dir.path / "calls.log";
-  // copy's memcheck, beside the others, ends like a check out of GPU memory: no finding, exit 110. Alone it is clean.
-  const auto tool = crowd_sanitizer(dir, 4, {},
+  // A memcheck run covering copy, beside the others, ends like a check out of GPU memory: no finding, exit 110; so
+  // does copy's own memcheck beside gemm's. Alone it is clean.
+  const auto tool = crowd_sanitizer(dir, 2, {},
                                     {"memcheck copy", "========= Program hit cudaErrorMemoryAllocation (error 2)\n"
                                                       "========= Target application returned an error\n"
                                                       "========= ERROR SUMMARY: 0 errors"});
@@ -406,11 +445,14 @@ TEST_CASE("a sanitizer run crowded out by the others runs again alone", "[grader
   CHECK(exercise(run.results, "copy").at("status") == "ok");
   CHECK(exercise(run.results, "copy").at("sanitized") ==
         nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
+  CHECK(exercise(run.results, "gemm").at("sanitized") ==
+        nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
   const auto lines = log_lines(log);
   CAPTURE(lines);
-  CHECK(count_prefix(lines, "sanitizer start memcheck copy") == 2);
+  CHECK(count_prefix(lines, "sanitizer start memcheck copy,gemm") == 1);
+  CHECK(count_prefix(lines, "sanitizer start memcheck copy") == 3);  // over both, beside gemm's, alone
   CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck copy alone") == 1);
-  CHECK(count_prefix(lines, "sanitizer start ") == 5);  // the clean runs are not run again
+  CHECK(count_prefix(lines, "sanitizer start ") == 5);  // racecheck's clean run over both is not run again
   CHECK_THAT(run.process.err, ContainsSubstring("compute-sanitizer memcheck again, alone"));
 }
 

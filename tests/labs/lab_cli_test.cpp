@@ -68,6 +68,31 @@ TEST_CASE("lab binaries reject bad requests with the documented exit codes", "[l
   CHECK(run({lab, "time", "--exercise", "nothing"}).exit_code == code::kBadSpec);
   const auto first = nlohmann::json::parse(run({lab, "list"}).out)["exercises"][0]["name"].get<std::string>();
   CHECK(run({lab, "time", "--exercise", first, "--shape", "0x3"}).exit_code == code::kUsage);
+  // A list is checked whole, before any GPU work: one unknown name refuses it.
+  const auto listed = run({lab, "check", "--exercise", first + ",nothing"});
+  CHECK(listed.exit_code == code::kBadSpec);
+  CHECK(listed.err.find("unknown exercise 'nothing'") != std::string::npos);
+}
+
+TEST_CASE("with a GPU, one check covers the exercises it is given as a list, a plan each", "[labs][cli][gpu]") {
+  if (!gpu_present()) SKIP("no GPU on this machine");
+  const auto lab = lab_names().at(0);
+  const auto exercises = nlohmann::json::parse(run({lab, "list"}).out)["exercises"];
+  REQUIRE(exercises.size() >= 2);
+  const auto a = exercises[0]["name"].get<std::string>(), b = exercises[1]["name"].get<std::string>();
+  const auto results = std::filesystem::temp_directory_path() / ("lab_cli_list_" + std::to_string(::getpid()));
+  const auto r = run({lab, "check", "--impl", "reference", "--exercise", b + "," + a, "--seeds", "1", "--small",
+                      "--results", results.string()});
+  CAPTURE(r.out, r.err);
+  CHECK(r.exit_code == code::kOk);
+  std::ifstream in(results);
+  std::vector<std::string> planned;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.contains("plan")) planned.push_back(j["plan"]["exercise"].get<std::string>());
+  }
+  std::filesystem::remove(results);
+  CHECK(planned == std::vector<std::string>{b, a});  // in the order given
 }
 
 TEST_CASE("without a GPU, device commands exit 111 with one line, or 110 when a GPU is required",

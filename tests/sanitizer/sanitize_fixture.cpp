@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   }
 
   ProcessOptions run;
-  run.argv = sanitizer_command(*sanitizer, *tool, lab, impl, exercise, 1);
+  run.argv = sanitizer_command(*sanitizer, *tool, lab, impl, {exercise}, 1);
   run.timeout_s = kSanitizeTimeoutS;
   const auto result = run_process(run);
   std::cout << result.out << result.err;

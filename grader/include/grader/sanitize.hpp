@@ -49,14 +49,15 @@ std::optional<std::filesystem::path> find_compute_sanitizer(std::string_view pat
 /// `who` ("grade", "grade batch"): grading goes on without it.
 std::optional<std::filesystem::path> locate_sanitizer(const std::string& given, std::string_view who);
 
-/// The command of one sanitizer run: `tool` around `lab_binary check --impl IMPL --exercise EX --seeds SEED --small`.
+/// The command of one sanitizer run: `tool` around `lab_binary check --impl IMPL --exercise EX[,EX...] --seeds SEED
+/// --small` (every exercise of `exercises` in one process: the grader's first run of a tool covers a lab).
 /// compute-sanitizer follows the runner processes labN starts (`--target-processes all`) and only those
 /// (`--target-processes-filter regex:^labN-`), whose environment keeps the tool's injection variables
 /// (harness/referee/src/runner_client.cpp); CUDA API errors the harness provokes and handles are
 /// not findings (`--report-api-errors no`); a few reports are enough (`--print-limit`).
 std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer, SanitizerTool tool,
                                            const std::string& lab_binary, const std::string& impl,
-                                           const std::string& exercise, std::uint64_t seed);
+                                           const std::vector<std::string>& exercises, std::uint64_t seed);
 
 /// What one sanitizer run reported.
 struct SanitizerReport {

@@ -258,18 +258,19 @@ int check(const CheckRequest& request, const char* argv0) {
     return std::find(launchers.begin(), launchers.end(), exercise) != launchers.end();
   };
   std::vector<const ExerciseSpec*> specs;
-  if (!request.exercise.empty()) {
-    const ExerciseSpec* spec = lab().find(request.exercise);
+  for (const auto& name : request.exercises) {
+    const ExerciseSpec* spec = lab().find(name);
     if (!spec) {
-      std::cerr << "unknown exercise '" << request.exercise << "' (see `list`)\n";
+      std::cerr << "unknown exercise '" << name << "' (see `list`)\n";
       return exit_code::kBadSpec;
     }
     if (!has(spec->name)) {
       std::cerr << "implementation '" << request.impl << "' has no launcher for exercise '" << spec->name << "'\n";
       return exit_code::kBadSpec;
     }
-    specs.push_back(spec);
-  } else {
+    if (std::find(specs.begin(), specs.end(), spec) == specs.end()) specs.push_back(spec);
+  }
+  if (request.exercises.empty()) {
     for (const auto& e : lab().exercises)
       if (has(e.name)) specs.push_back(&e);
     if (specs.empty()) {

@@ -9,7 +9,7 @@ namespace harness::lab_cli {
 
 struct CheckRequest {
   std::string impl = "student";
-  std::string exercise;  // empty: every exercise the implementation has
+  std::vector<std::string> exercises;  // empty: every exercise the implementation has
   std::vector<std::uint64_t> seeds{1, 2, 3};
   std::string results;   // JSON-lines file; empty: none
   bool expect_reject = false;
