@@ -362,8 +362,9 @@ class ExerciseGrader {
   // tools at once: a host makes CUDA contexts one at a time (about 5 a second, with one GPU or two busy:
   // experiments/context_contention), and a run makes two or more, so a run per exercise and tool (55 a student of the
   // eight labs) made some 110 of the 270 contexts of a student's grading. A tool whose lab-wide run is clean is clean
-  // for each exercise (the same cases, one process). Otherwise, and where one exercise passed, the tool runs for each exercise on its own, all at
-  // once (at most kUntimedRunsAtOnce at a time), and those runs say which exercise a finding belongs to.
+  // for each exercise (the same cases, one process). Otherwise, and where one exercise passed, the tool runs for each
+  // exercise on its own, all at once (at most kUntimedRunsAtOnce at a time), and those runs say which exercise a
+  // finding belongs to.
   // passed[i] becomes false where a run stopped exercise i (sanitized()). The runs of an exercise are read in the
   // manifest's tool order, and the first that stops it ends its reading, as if the tools had run one after another.
   // (At once they hung on an H200 at 53c385b, when the tool watched the referee too; it watches only the runners now,
