@@ -23,7 +23,7 @@ Verdict reference_verdict(const ExerciseResult& x) {
   } else if (std::abs(x.score.correctness - x.correctness_max) > kTolerance) {
     v.detail = fmt::format("correctness {:.3f} of {:g}", x.score.correctness, x.correctness_max);
   } else if (x.performance_max == 0) {
-    // Worth no performance points: timed for the report only, the student alone (lab_run.cpp), so there is no
+    // Worth no performance points: timed for the report only, the student alone (timed_runs.cpp), so there is no
     // fraction to judge (lab 06 row_sums, timed with three samples, once read 0.84 against itself on an H200).
     v.passed = true;
     v.detail = fmt::format("{}/{} tests (no performance points: its time is not judged)", x.tests_passed,

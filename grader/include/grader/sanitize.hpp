@@ -6,7 +6,7 @@
 /// A kernel can be right on every test and still write past a shared-memory array, race on a tile, or shuffle with a
 /// mask that leaves lanes out: undefined behaviour that happens to give the right numbers on this GPU today. The
 /// sanitizer sees those. Everything here is plain text in and out (the command line, the tool's report), so CI tests
-/// it on captured output without a GPU; lab_run.cpp runs the command and turns a finding into a status.
+/// it on captured output without a GPU; sanitizer_runs.cpp runs the command and turns a finding into a status.
 
 #include <filesystem>
 #include <optional>
@@ -33,7 +33,7 @@ std::optional<SanitizerTool> parse_sanitizer_tool(std::string_view name);
 /// Seconds one sanitizer run (one tool, one exercise, the small shapes at one seed) may take, unless the manifest says
 /// (`timeouts.sanitize_s`): the tools slow a kernel down 10-100x, and the small shapes keep that to seconds (at most
 /// 6 s a run on an H200 one after another, results/2026-11-24-h200-2152708), but a hang must still end, and a run
-/// that hangs is run again (lab_run.cpp, crowded_out).
+/// that hangs is run again (sanitizer_runs.cpp, crowded_out).
 inline constexpr double kSanitizeTimeoutS = 120;
 
 /// The exit code asked of compute-sanitizer when it found something (`--error-exitcode`): none of the lab binary's

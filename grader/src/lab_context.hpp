@@ -1,0 +1,78 @@
+#pragma once
+// What grading one lab's exercises shares between its steps (lab_run.cpp runs the checks and orders the steps):
+// the lab and how it is graded (LabContext), how a lab binary runs, how a run that went wrong reads, and each step
+// after the checks: the sanitizer runs (sanitizer_runs.cpp), the concept checks (concept_runs.cpp), and the timed
+// runs with the score (timed_runs.cpp). Internal to grader_core.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "grader/lab_run.hpp"
+#include "grader/process.hpp"
+
+namespace grader::lab_run {
+
+// The lab binary opens this path; the grader hands it fd 3, a pipe (docs/protocol.md).
+inline constexpr const char* kResultsPath = "/dev/fd/3";
+
+// Untimed runs (checks, sanitizer runs) that go at once, at most this many at a time: each, with its runner, holds
+// a CUDA context of its own (some hundred MB of GPU memory each), and a GPU smaller than the course's may be grading
+// every lab.
+inline constexpr std::size_t kUntimedRunsAtOnce = 12;
+
+// How every lab binary runs: clean environment, fresh directory under `dir_parent`, limits, results on fd 3.
+ProcessOptions lab_process(std::vector<std::string> argv, double timeout_s, const std::filesystem::path& dir_parent);
+
+// A seed nobody can predict: a submission that recognizes the public seeds' inputs gains nothing.
+std::uint64_t fresh_seed();
+
+std::string stderr_hint(const ProcessResult& run);
+
+/// Records why an exercise stopped short; returns false so a step can `return fail(...)`.
+bool fail(ExerciseResult& x, Status status, std::string message);
+
+// The verdict on a run that did not end with exit 0 or 112, the two codes after which the results file is read.
+// `done` says how far the run got, e.g. "3 of 27 tests passed".
+std::optional<std::pair<Status, std::string>> abnormal_end(const ProcessResult& run, std::string_view what,
+                                                           std::string_view done, double timeout_s,
+                                                           const std::string& impl, const std::string& exercise);
+
+std::string untrusted(const ProcessResult& run, std::string_view what);
+
+// One lab being graded: what every step reads, and how each starts a run of the lab binary.
+struct LabContext {
+  LabContext(const LabEntry& lab, const Manifest& manifest, const GradeOptions& options, double check_timeout_s,
+             double time_timeout_s);
+
+  void tell(const std::string& what) const;
+  ProcessOptions process(std::vector<std::string> argv, double timeout_s) const;
+  ProcessResult launch(std::vector<std::string> argv, double timeout_s) const;
+
+  const LabEntry& lab;
+  const Manifest& manifest;
+  const GradeOptions& options;
+  double check_timeout_s, time_timeout_s;
+  std::string binary;
+  std::filesystem::path work;
+};
+
+// The steps after the checks: finish_checks() runs sanitize(), then finish() for each exercise, which measures its
+// concepts after its timed run. Each file says why its step runs as it does.
+
+// `grade --sanitize` (sanitizer_runs.cpp): the manifest's compute-sanitizer tools over every exercise of `xs` whose
+// check passed; passed[i] becomes false where a run stopped exercise i.
+void sanitize(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vector<bool>& passed);
+
+// `grade --concepts` (concept_runs.cpp): every concept check of the exercise, after a check that passed.
+void measure_concepts(const LabContext& ctx, ExerciseResult& x, const ExerciseSpec& spec);
+
+// Timed run, score and concept checks of an exercise whose check and sanitizer runs ended (timed_runs.cpp).
+ExerciseResult finish(const LabContext& ctx, ExerciseResult x, const ExerciseSpec& spec, bool passed);
+
+}  // namespace grader::lab_run

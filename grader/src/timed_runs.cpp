@@ -1,0 +1,194 @@
+// The timed step of grading a lab: `labN time`, its retimes, the sanity gate on the reference, and the score.
+
+#include <cmath>
+#include <limits>
+#include <map>
+
+#include <fmt/format.h>
+
+#include <harness/exit_codes.hpp>
+
+#include "grader/placement.hpp"
+#include "lab_context.hpp"
+
+namespace grader::lab_run {
+namespace {
+
+namespace ec = harness::exit_code;
+
+// The lab binary's sampling when not told (harness/referee/src/lab/commands.hpp: --max-seconds 3, --min-samples 10).
+constexpr double kLabSamplingS = 3.0;
+constexpr double kLabMinSamples = 10;
+// A timed run whose f is unresolved is run again sampling 2x, then 4x as long: at most this many more runs.
+constexpr int kResolveRetimes = 2;
+
+// The value `<graded_by>_<who>` of `from`, a timed run's metrics or their errors (NaN when it is missing).
+double metric_of(const ExerciseSpec& spec, std::string_view who, const std::map<std::string, double>& from) {
+  const auto it = from.find(fmt::format("{}_{}", spec.graded_by->metric, who));
+  return it == from.end() ? std::nan("") : it->second;
+}
+
+// An exercise worth no performance points is timed for the report only, the student alone (--student-only).
+bool timed_alone(const ExerciseResult& x) { return x.performance_max == 0; }
+
+// The sanity gate (kReferenceGateFraction): true when the manifest records no standing for the reference, or the
+// reference reached enough of it in this run. Otherwise the run is invalid: correctness points stay as earned, the
+// times stay in the results for a human to see, and no performance points are given.
+bool reference_in_standing(ExerciseResult& x, const ExerciseSpec& spec) {
+  if (!spec.reference_percent_of_ceiling) return true;
+  const double usual = *spec.reference_percent_of_ceiling;
+  // A lab that records a standing always reports both rates: a run without them cannot be checked, so not graded.
+  const auto measured = reference_percent_of_ceiling(*x.timing);
+  if (!measured)
+    return fail(x, Status::kInvalidRun,
+                fmt::format("the run reports no rate for the reference or its ceiling, so the reference's standing "
+                            "(usually {:g}% of its ceiling) cannot be checked: this run is not graded",
+                            usual));
+  if (*measured < kReferenceGateFraction * usual)
+    return fail(x, Status::kInvalidRun,
+                fmt::format("the reference ran at {:.1f}% of its ceiling where it usually reaches {:g}%: this run is "
+                            "not graded (a busy or throttled GPU?)",
+                            *measured, usual));
+  return true;
+}
+
+// Runs `time`; true when the timed run was correct and its medians are usable.
+// `sampling`: seconds of sampling to ask for (--max-seconds, and ten samples a 3 s: --min-samples), or 0 for the
+// manifest's.
+bool time(const LabContext& ctx, ExerciseResult& x, double sampling = 0) {
+  const TimePlan plan{x.name, ctx.options.impl, ctx.options.timed_seed.value_or(fresh_seed()),
+                      ctx.options.timed_salt_seed, timed_alone(x)};
+  x.timed_seed = plan.seed;
+  ctx.tell(fmt::format("lab{} {}: time ({})", ctx.lab.number, x.name, ctx.options.impl));
+  std::vector<std::string> argv{ctx.binary, "time", "--impl", ctx.options.impl, "--exercise", x.name, "--results",
+                                kResultsPath, "--seed", std::to_string(plan.seed)};
+  if (plan.salt_seed) argv.insert(argv.end(), {"--salt-seed", std::to_string(*plan.salt_seed)});
+  // An exercise worth no performance points is timed for the report only: the student alone, one sample, no last
+  // check (lab 04's first stage, half a second a run, took 20 s of every grade at the usual ten samples, 8 s with
+  // its reference and baseline at three).
+  if (plan.student_only)
+    argv.insert(argv.end(), {"--max-seconds", "0", "--student-only"});
+  else if (sampling > 0)
+    argv.insert(argv.end(), {"--max-seconds", fmt::format("{:g}", sampling), "--min-samples",
+                             std::to_string(static_cast<int>(std::ceil(kLabMinSamples * sampling / kLabSamplingS)))});
+  else if (ctx.manifest.sampling_s)
+    argv.insert(argv.end(), {"--max-seconds", fmt::format("{:g}", *ctx.manifest.sampling_s)});
+  std::optional<HostLinkTurn> turn;
+  if (ctx.manifest.host_link && ctx.options.host_link_lock) turn.emplace(*ctx.options.host_link_lock);
+  const auto run = ctx.launch(argv, ctx.time_timeout_s);
+  turn.reset();
+  x.wall_s += run.wall_s;
+  x.time_s += run.wall_s;
+  ++x.timed_runs;
+
+  TimeFile f = parse_time_results(run.results, plan.student_only);
+  if (run.results_truncated) f.error = fmt::format("more than {} bytes", ProcessOptions{}.capture_limit);
+  const auto contradicts = f.error.empty() && !run.results.empty() ? contradiction(f, plan) : "";
+  if (f.error.empty() && contradicts.empty()) {
+    x.timing = f.timing;
+    x.timed_shape = f.shape;
+    x.timed_salt_seed = f.salt_seed;
+  }
+
+  if (run.survivors > 0) return fail(x, Status::kBadOutput, untrusted(run, "time"));
+  if (auto end = abnormal_end(run, "time", "", ctx.time_timeout_s, ctx.options.impl, x.name))
+    return fail(x, end->first, end->second);
+  if (run.results.empty())
+    return fail(x, Status::kBadOutput, fmt::format("time exited {} but sent no results (nothing came through {}){}",
+                                                run.exit_code, kResultsPath, stderr_hint(run)));
+  if (!f.error.empty()) return fail(x, Status::kBadOutput, fmt::format("time results unreadable: {}", f.error));
+  if (!contradicts.empty())
+    return fail(x, Status::kBadOutput, fmt::format("time results contradict the plan: {}", contradicts));
+  if (!f.correct) return fail(x, Status::kBadOutput, "time results lack a true/false 'correct' field");
+  if (!*f.correct || run.exit_code == ec::kTestFailure) {
+    const auto why = !f.message.empty() ? f.message : last_line(run.err);
+    return fail(x, Status::kWrong, fmt::format("every test passed, but the timed run was wrong: {}",
+                                            why.empty() ? "(no message)" : why));
+  }
+  if (!f.timing) return fail(x, Status::kBadOutput, fmt::format("time results incomplete: {}", f.timing_problem));
+  return true;
+}
+
+// The formula's inputs from x's last timed run (`timed_ok`: it ran, was right and its reference was in standing).
+Score score(const LabContext& ctx, const ExerciseResult& x, const ExerciseSpec& spec, bool timed_ok) {
+  const auto median = [](const std::optional<RunnerTiming>& r) { return r ? r->median_ms : 0.0; };
+  const auto noise = [](const std::optional<RunnerTiming>& r) { return r ? r->noise_pct.value_or(0) : 0.0; };
+  const auto error = [](const std::optional<RunnerTiming>& r) {
+    return r ? median_log_error(r->noise_pct.value_or(0), r->samples.value_or(0)) : 0.0;
+  };
+  ScoreInputs in{spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total, timed_ok};
+  in.full_marks_at = ctx.manifest.full_marks_at;
+  in.baseline_margin = spec.baseline_margin;
+  if (timed_ok) {
+    const Timing& t = *x.timing;
+    in.student_ms = t.student.median_ms;
+    in.reference_ms = median(t.reference);
+    in.baseline_ms = median(t.baseline);
+    in.student_log_error = error(t.student);
+    in.reference_log_error = error(t.reference);
+    in.baseline_log_error = error(t.baseline);
+    in.reference_noise_pct = noise(t.reference);
+    in.baseline_noise_pct = noise(t.baseline);
+    if (spec.graded_by) {
+      // A missing error counts as unbounded: such a run cannot grade by its metric.
+      const auto err = [&](std::string_view who) {
+        const double e = metric_of(spec, who, t.metric_errors);
+        return std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
+      };
+      in.metric = MetricInputs{spec.graded_by->metric,
+                               metric_of(spec, "student", t.metrics),
+                               metric_of(spec, "reference", t.metrics),
+                               err("student"),
+                               err("reference"),
+                               spec.graded_by->full_marks_at};
+    }
+  }
+  return score_exercise(in);
+}
+
+}  // namespace
+
+// Timed run, score and concept checks of an exercise whose check and sanitizer runs ended (`passed`: every test
+// passed and no sanitizer run stopped it). A timed run that leaves f unresolved (kResolvedFractionSd) is run again,
+// sampling twice as long each time, at most kResolveRetimes times: the grade keeps the last run.
+ExerciseResult finish(const LabContext& ctx, ExerciseResult x, const ExerciseSpec& spec, bool passed) {
+  // The sanity gate guards performance points: an exercise timed alone has no reference time to check.
+  const auto timed = [&](double sampling) {
+    return time(ctx, x, sampling) && (timed_alone(x) || reference_in_standing(x, spec));
+  };
+  const double sampling = ctx.manifest.sampling_s.value_or(kLabSamplingS);
+  bool timed_ok = passed && timed(0);
+  x.score = score(ctx, x, spec, timed_ok);
+  for (int retime = 1; timed_ok && retime <= kResolveRetimes && x.score.perf_fraction_sd > kResolvedFractionSd;
+       ++retime) {
+    timed_ok = timed(sampling * (1 << retime));
+    x.score = score(ctx, x, spec, timed_ok);
+  }
+  if (timed_ok && x.timing->reference) {
+    x.message = fmt::format("{}/{} tests passed; {:.2f}x the reference time (full marks at {:g}x)", x.tests_passed,
+                            x.tests_total, x.timing->student.median_ms / x.timing->reference->median_ms,
+                            ctx.manifest.full_marks_at);
+    if (spec.graded_by)
+      x.message = fmt::format("{}/{} tests passed; {} {:.2f} against the reference's {:.2f} (full marks at {:g} of "
+                              "it; {:.2f}x the reference time)",
+                              x.tests_passed, x.tests_total, spec.graded_by->metric,
+                              metric_of(spec, "student", x.timing->metrics),
+                              metric_of(spec, "reference", x.timing->metrics), spec.graded_by->full_marks_at,
+                              x.timing->student.median_ms / x.timing->reference->median_ms);
+    // Said where this run's noise leaves the performance fraction unsure (docs/protocol.md, "Resolution").
+    if (x.score.perf_fraction_sd > kResolvedFractionSd && x.score.ungraded.empty())
+      x.message += fmt::format("; performance fraction {:.2f} +- {:.2f} (this run's noise)", x.score.perf_fraction,
+                               x.score.perf_fraction_sd);
+    // Correctness points stay as earned; no performance points are given by chance (formula.cpp).
+    if (!x.score.ungraded.empty())
+      fail(x, Status::kInvalidRun,
+           fmt::format("{}/{} tests passed, but {}", x.tests_passed, x.tests_total, x.score.ungraded));
+  } else if (timed_ok) {
+    x.message = fmt::format("{}/{} tests passed; timed for the report only (no performance points)", x.tests_passed,
+                            x.tests_total);
+  }
+  if (passed) measure_concepts(ctx, x, spec);
+  return x;
+}
+
+}  // namespace grader::lab_run
