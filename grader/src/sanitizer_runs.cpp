@@ -55,13 +55,16 @@ ProcessOptions sanitizer_process(const LabContext& ctx, const std::vector<Exerci
 // could not run), with an entry in x.sanitized; false with x's status and message set when it stops it. A finding
 // is status memory-error or race: the correctness points stay as the check earned them, and no timed run gives
 // performance points.
-bool sanitized(const LabContext& ctx, ExerciseResult& x, SanitizerTool tool, const ProcessResult& run) {
+// `hung_over_lab`: the tool's lab-wide run hung too, so this run's hang is its second.
+bool sanitized(const LabContext& ctx, ExerciseResult& x, SanitizerTool tool, const ProcessResult& run,
+               bool hung_over_lab) {
   const auto name = std::string(to_string(tool));
   if (run.survivors > 0) return fail(x, Status::kBadOutput, untrusted(run, "compute-sanitizer " + name));
   if (!run.started) return fail(x, Status::kCrash, fmt::format("compute-sanitizer could not start: {}", run.error));
   if (run.timed_out)
     return fail(x, Status::kTimeout,
-                fmt::format("compute-sanitizer {} hung on the small shapes, alone too: killed after {:g} s", name,
+                fmt::format("compute-sanitizer {} hung on the small shapes, {}: killed after {:g} s", name,
+                            hung_over_lab ? "over the lab's exercises and on its own" : "alone too",
                             ctx.manifest.sanitize_timeout_s));
   const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
   if (report.found()) {
@@ -91,7 +94,9 @@ bool sanitized(const LabContext& ctx, ExerciseResult& x, SanitizerTool tool, con
 // passed[i] becomes false where a run stopped exercise i (sanitized()). The runs of an exercise are read in the
 // manifest's tool order, and the first that stops it ends its reading, as if the tools had run one after another.
 // (At once they hung on an H200 at 53c385b, when the tool watched the referee too; it watches only the runners now,
-// and a run that hangs is run again alone: crowded_out().)
+// and a run that hangs is run again alone: crowded_out().) An exercise's run that hangs after its tool's lab-wide run
+// hung is not run a third time: two hangs in a row are final, as they were before the lab-wide runs, so a submission
+// that keeps the GPU busy costs a tool two time limits, not three.
 void sanitize(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vector<bool>& passed) {
   if (!ctx.options.sanitizer || ctx.manifest.sanitize.empty()) return;
   std::vector<std::size_t> chosen;  // the exercises whose check passed
@@ -104,15 +109,18 @@ void sanitize(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vecto
     tools += (tools.empty() ? "" : ", ") + std::string(to_string(tool));
 
   std::set<SanitizerTool> clean_for_all;  // tools whose lab-wide run was clean
+  std::set<SanitizerTool> hung_for_all;   // tools whose lab-wide run hung
   if (chosen.size() > 1) {
     ctx.tell(fmt::format("lab{} {}: compute-sanitizer {}, a run each for all ({})", ctx.lab.number, names, tools,
                          ctx.options.impl));
     std::vector<ProcessOptions> lab_wide;
-    for (const SanitizerTool tool : ctx.manifest.sanitize) lab_wide.push_back(sanitizer_process(ctx, xs, chosen, tool));
+    for (const SanitizerTool tool : ctx.manifest.sanitize)
+      lab_wide.push_back(sanitizer_process(ctx, xs, chosen, tool));
     const auto runs = run_processes(lab_wide, kUntimedRunsAtOnce);
     for (std::size_t t = 0; t < runs.size(); ++t) {
       for (const std::size_t i : chosen) xs[i].wall_s += runs[t].wall_s / static_cast<double>(chosen.size());
       if (clean(runs[t])) clean_for_all.insert(ctx.manifest.sanitize[t]);
+      if (runs[t].timed_out) hung_for_all.insert(ctx.manifest.sanitize[t]);
     }
   }
 
@@ -138,13 +146,14 @@ void sanitize(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vecto
       }
       ProcessResult& run = runs[k++];
       if (!passed[i]) continue;  // an earlier tool stopped this exercise: its later runs are not read
-      if (crowded_out(run)) {
+      const bool hung_twice = run.timed_out && hung_for_all.contains(tool);
+      if (crowded_out(run) && !hung_twice) {
         ctx.tell(fmt::format("lab{} {}: compute-sanitizer {} again, alone ({})", ctx.lab.number, xs[i].name,
                              to_string(tool), ctx.options.impl));
         run = run_process(runs_to_start[k - 1]);
         xs[i].wall_s += run.wall_s;
       }
-      passed[i] = sanitized(ctx, xs[i], tool, run);
+      passed[i] = sanitized(ctx, xs[i], tool, run, hung_twice);
     }
 }
 

@@ -533,3 +533,37 @@ TEST_CASE("a compute-sanitizer run that hangs is run again alone before the time
   CHECK(runs == 3);  // memcheck and racecheck at once, one of them hung; then that one again, alone
   CHECK_THAT(run.process.err, ContainsSubstring("again, alone"));
 }
+
+TEST_CASE("a run that hangs after its tool's lab-wide run hung is final: two time limits, not three",
+          "[grader][sanitize]") {
+  // memcheck hangs past the fake lab's timeouts.sanitize_s (8 s) whenever its run covers copy, as the tool does for a
+  // submission that keeps the GPU busy; every other run is clean.
+  const TempDir dir;
+  const auto log = dir.path / "sanitizer.log";
+  const auto script = dir.path / "compute-sanitizer";
+  std::ofstream(script) << "#!/bin/sh\necho \"$@\" >> \"$FAKE_LAB_SANITIZER_LOG\"\ntool=$2; ex=; prev=\n"
+                        << "for a in \"$@\"; do [ \"$prev\" = --exercise ] && ex=$a; prev=$a; done\n"
+                        << "if [ \"$tool\" = memcheck ] && case \",$ex,\" in *,copy,*) true;; *) false;; esac; then "
+                        << "sleep 60; fi\n"
+                        << "echo '========= COMPUTE-SANITIZER'\necho '========= ERROR SUMMARY: 0 errors'\n";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const auto run = run_grade(dir, {"lab1", "--sanitizer", script.string()}, {{"FAKE_LAB_SANITIZER_LOG", log.string()}});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.results.is_object());
+  const auto& copy = exercise(run.results, "copy");
+  CHECK(copy.at("status") == "timeout");
+  CHECK_THAT(copy.at("message").get<std::string>(),
+             ContainsSubstring("compute-sanitizer memcheck hung on the small shapes, over the lab's exercises and on "
+                               "its own: killed after 8 s"));
+  CHECK(copy.at("correctness_points") == 4);
+  CHECK(exercise(run.results, "gemm").at("status") == "ok");
+  CHECK(exercise(run.results, "gemm").at("sanitized") ==
+        nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
+  std::istringstream calls(read_text(log));
+  std::vector<std::string> memchecks;
+  for (std::string line; std::getline(calls, line);)
+    if (line.starts_with("--tool memcheck ")) memchecks.push_back(line);
+  CAPTURE(memchecks);
+  CHECK(memchecks.size() == 3);  // over both, then copy's and gemm's at once; copy's is not run a third time
+  CHECK_THAT(run.process.err, !ContainsSubstring("again, alone"));
+}
