@@ -7,12 +7,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "grader/lab_files.hpp"
 #include "grader/lab_run.hpp"
 #include "grader/process.hpp"
 
@@ -72,7 +74,20 @@ void sanitize(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vecto
 // `grade --concepts` (concept_runs.cpp): every concept check of the exercise, after a check that passed.
 void measure_concepts(const LabContext& ctx, ExerciseResult& x, const ExerciseSpec& spec);
 
-// Timed run, score and concept checks of an exercise whose check and sanitizer runs ended (timed_runs.cpp).
-ExerciseResult finish(const LabContext& ctx, ExerciseResult x, const ExerciseSpec& spec, bool passed);
+// A `time` run's result for one exercise, and what it was asked for.
+struct TimedRun {
+  TimePlan plan;
+  ProcessResult run;
+};
+
+// The first timed runs of the exercises `which` of `xs` (passed, with performance points) in one `labN time`
+// (timed_runs.cpp): those whose result came through whole, by index into `xs`; the others are timed alone.
+std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector<ExerciseResult>& xs,
+                                              const std::vector<std::size_t>& which);
+
+// Timed run, score and concept checks of an exercise whose check and sanitizer runs ended (timed_runs.cpp); `first`,
+// when given, is its first timed run, from time_together().
+ExerciseResult finish(const LabContext& ctx, ExerciseResult x, const ExerciseSpec& spec, bool passed,
+                      const TimedRun* first = nullptr);
 
 }  // namespace grader::lab_run

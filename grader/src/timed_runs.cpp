@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -52,15 +53,12 @@ bool reference_in_standing(ExerciseResult& x, const ExerciseSpec& spec) {
   return true;
 }
 
-// Runs `time`; true when the timed run was correct and its medians are usable.
+// The arguments of a `time` run of `names` under `plan` (its seed, salt seed and whether the student is alone).
 // `sampling`: seconds of sampling to ask for (--max-seconds, and ten samples a 3 s: --min-samples), or 0 for the
 // manifest's.
-bool time(const LabContext& ctx, ExerciseResult& x, double sampling = 0) {
-  const TimePlan plan{x.name, ctx.options.impl, ctx.options.timed_seed.value_or(fresh_seed()),
-                      ctx.options.timed_salt_seed, timed_alone(x)};
-  x.timed_seed = plan.seed;
-  ctx.tell(fmt::format("lab{} {}: time ({})", ctx.lab.number, x.name, ctx.options.impl));
-  std::vector<std::string> argv{ctx.binary, "time", "--impl", ctx.options.impl, "--exercise", x.name, "--results",
+std::vector<std::string> time_argv(const LabContext& ctx, const std::string& names, const TimePlan& plan,
+                                   double sampling) {
+  std::vector<std::string> argv{ctx.binary, "time", "--impl", ctx.options.impl, "--exercise", names, "--results",
                                 kResultsPath, "--seed", std::to_string(plan.seed)};
   if (plan.salt_seed) argv.insert(argv.end(), {"--salt-seed", std::to_string(*plan.salt_seed)});
   // An exercise worth no performance points is timed for the report only: the student alone, one sample, no last
@@ -73,10 +71,24 @@ bool time(const LabContext& ctx, ExerciseResult& x, double sampling = 0) {
                              std::to_string(static_cast<int>(std::ceil(kLabMinSamples * sampling / kLabSamplingS)))});
   else if (ctx.manifest.sampling_s)
     argv.insert(argv.end(), {"--max-seconds", fmt::format("{:g}", *ctx.manifest.sampling_s)});
+  return argv;
+}
+
+// A `time` run, taking its turn on the host link where the lab's copies cross it.
+ProcessResult launch_time(const LabContext& ctx, std::vector<std::string> argv) {
   std::optional<HostLinkTurn> turn;
   if (ctx.manifest.host_link && ctx.options.host_link_lock) turn.emplace(*ctx.options.host_link_lock);
-  const auto run = ctx.launch(argv, ctx.time_timeout_s);
-  turn.reset();
+  return ctx.launch(std::move(argv), ctx.time_timeout_s);
+}
+
+TimePlan time_plan(const LabContext& ctx, const ExerciseResult& x, std::uint64_t seed) {
+  return {x.name, ctx.options.impl, seed, ctx.options.timed_salt_seed, timed_alone(x)};
+}
+
+// Reads `run`, the `time` run of `plan` (its results: this exercise's alone); true when the timed run was correct
+// and its medians are usable.
+bool read_time(const LabContext& ctx, ExerciseResult& x, const TimePlan& plan, const ProcessResult& run) {
+  x.timed_seed = plan.seed;
   x.wall_s += run.wall_s;
   x.time_s += run.wall_s;
   ++x.timed_runs;
@@ -107,6 +119,13 @@ bool time(const LabContext& ctx, ExerciseResult& x, double sampling = 0) {
   }
   if (!f.timing) return fail(x, Status::kBadOutput, fmt::format("time results incomplete: {}", f.timing_problem));
   return true;
+}
+
+// Runs `time` for exercise x alone; true when the timed run was correct and its medians are usable.
+bool time(const LabContext& ctx, ExerciseResult& x, double sampling = 0) {
+  const TimePlan plan = time_plan(ctx, x, ctx.options.timed_seed.value_or(fresh_seed()));
+  ctx.tell(fmt::format("lab{} {}: time ({})", ctx.lab.number, x.name, ctx.options.impl));
+  return read_time(ctx, x, plan, launch_time(ctx, time_argv(ctx, x.name, plan, sampling)));
 }
 
 // The formula's inputs from x's last timed run (`timed_ok`: it ran, was right and its reference was in standing).
@@ -148,16 +167,67 @@ Score score(const LabContext& ctx, const ExerciseResult& x, const ExerciseSpec& 
 
 }  // namespace
 
+// The first timed runs of the exercises `which` of `xs`, in one `labN time` whose runners serve them all, one after
+// another: each exercise timed exactly as alone (its own problem, rounds, checks and result), without three more
+// runner processes and a referee of its own, each a CUDA context, which a host makes one at a time (about five a
+// second, experiments/context_contention): a lab's timed runs made most of a grading's contexts. An exercise's result
+// is taken only from a run that ended as a `time` run may (exit 0, or 112 where a later exercise was wrong; no
+// signal, time-out or survivor) and only if it reads whole, as the plan asked, right and timed; every other exercise
+// of `which` (a wrong one, those after it, all of a crashed or hung run) is timed on its own by finish(), whose
+// verdict is then the same as without this run. Not with a salt seed to replay (`--timed-salt-seed`: one exercise's),
+// nor for fewer than two exercises.
+std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector<ExerciseResult>& xs,
+                                              const std::vector<std::size_t>& which) {
+  std::map<std::size_t, TimedRun> first;
+  if (which.size() < 2 || ctx.options.timed_salt_seed) return first;
+  const std::uint64_t seed = ctx.options.timed_seed.value_or(fresh_seed());
+  std::string names, listed;
+  for (const std::size_t i : which) {
+    names += (names.empty() ? "" : ",") + xs[i].name;
+    listed += (listed.empty() ? "" : ", ") + xs[i].name;
+  }
+  ctx.tell(fmt::format("lab{} {}: time, one run for all ({})", ctx.lab.number, listed, ctx.options.impl));
+  const ProcessResult run = launch_time(ctx, time_argv(ctx, names, time_plan(ctx, xs[which.front()], seed), 0));
+  const double share = run.wall_s / static_cast<double>(which.size());
+  for (const std::size_t i : which) {
+    xs[i].wall_s += share;
+    xs[i].time_s += share;
+  }
+  const bool ended_well = run.started && !run.timed_out && run.signal == 0 && run.survivors == 0 &&
+                          !run.results_truncated && (run.exit_code == ec::kOk || run.exit_code == ec::kTestFailure);
+  if (!ended_well) return first;
+  std::map<std::string, std::string> lines;  // by the exercise each names
+  std::istringstream text(run.results);
+  for (std::string line; std::getline(text, line);) {
+    const TimeFile f = parse_time_results(line);
+    if (f.error.empty() && !f.exercise.empty()) lines.emplace(f.exercise, line);
+  }
+  for (const std::size_t i : which) {
+    const auto line = lines.find(xs[i].name);
+    if (line == lines.end()) continue;
+    const TimePlan plan = time_plan(ctx, xs[i], seed);
+    const TimeFile f = parse_time_results(line->second, plan.student_only);
+    if (!contradiction(f, plan).empty() || f.correct != true || !f.timing) continue;
+    ProcessResult alone;  // as this exercise's own run would have ended; its seconds are counted above
+    alone.started = true;
+    alone.exit_code = ec::kOk;
+    alone.results = line->second;
+    first.emplace(i, TimedRun{plan, std::move(alone)});
+  }
+  return first;
+}
+
 // Timed run, score and concept checks of an exercise whose check and sanitizer runs ended (`passed`: every test
 // passed and no sanitizer run stopped it). A timed run that leaves f unresolved (kResolvedFractionSd) is run again,
-// sampling twice as long each time, at most kResolveRetimes times: the grade keeps the last run.
-ExerciseResult finish(const LabContext& ctx, ExerciseResult x, const ExerciseSpec& spec, bool passed) {
+// sampling twice as long each time, at most kResolveRetimes times: the grade keeps the last run. `first`, when given,
+// is its first timed run, made by time_together().
+ExerciseResult finish(const LabContext& ctx, ExerciseResult x, const ExerciseSpec& spec, bool passed,
+                      const TimedRun* first) {
   // The sanity gate guards performance points: an exercise timed alone has no reference time to check.
-  const auto timed = [&](double sampling) {
-    return time(ctx, x, sampling) && (timed_alone(x) || reference_in_standing(x, spec));
-  };
+  const auto gated = [&](bool read) { return read && (timed_alone(x) || reference_in_standing(x, spec)); };
+  const auto timed = [&](double sampling) { return gated(time(ctx, x, sampling)); };
   const double sampling = ctx.manifest.sampling_s.value_or(kLabSamplingS);
-  bool timed_ok = passed && timed(0);
+  bool timed_ok = passed && (first ? gated(read_time(ctx, x, first->plan, first->run)) : timed(0));
   x.score = score(ctx, x, spec, timed_ok);
   for (int retime = 1; timed_ok && retime <= kResolveRetimes && x.score.perf_fraction_sd > kResolvedFractionSd;
        ++retime) {

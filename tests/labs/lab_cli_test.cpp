@@ -69,9 +69,37 @@ TEST_CASE("lab binaries reject bad requests with the documented exit codes", "[l
   const auto first = nlohmann::json::parse(run({lab, "list"}).out)["exercises"][0]["name"].get<std::string>();
   CHECK(run({lab, "time", "--exercise", first, "--shape", "0x3"}).exit_code == code::kUsage);
   // A list is checked whole, before any GPU work: one unknown name refuses it.
-  const auto listed = run({lab, "check", "--exercise", first + ",nothing"});
-  CHECK(listed.exit_code == code::kBadSpec);
-  CHECK(listed.err.find("unknown exercise 'nothing'") != std::string::npos);
+  for (const char* command : {"check", "time"}) {
+    CAPTURE(command);
+    const auto listed = run({lab, command, "--exercise", first + ",nothing"});
+    CHECK(listed.exit_code == code::kBadSpec);
+    CHECK(listed.err.find("unknown exercise 'nothing'") != std::string::npos);
+  }
+  CHECK(run({lab, "time", "--exercise", first + "," + first, "--shape", "64"}).exit_code == code::kUsage);
+}
+
+TEST_CASE("with a GPU, one time run times the exercises it is given as a list, a result line each",
+          "[labs][cli][gpu][time]") {
+  if (!gpu_present()) SKIP("no GPU on this machine");
+  const auto lab = lab_names().at(0);
+  const auto exercises = nlohmann::json::parse(run({lab, "list"}).out)["exercises"];
+  REQUIRE(exercises.size() >= 2);
+  const auto a = exercises[0]["name"].get<std::string>(), b = exercises[1]["name"].get<std::string>();
+  const auto results = std::filesystem::temp_directory_path() / ("lab_cli_time_" + std::to_string(::getpid()));
+  const auto r = run({lab, "time", "--impl", "reference", "--exercise", b + "," + a, "--max-seconds", "0",
+                      "--results", results.string()});
+  CAPTURE(r.out, r.err);
+  CHECK(r.exit_code == code::kOk);
+  std::ifstream in(results);
+  std::vector<std::string> timed;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    CHECK(j.at("correct") == true);
+    CHECK(j.at("runners").at("student").at("median_ms").get<double>() > 0);
+    timed.push_back(j.at("exercise").get<std::string>());
+  }
+  std::filesystem::remove(results);
+  CHECK(timed == std::vector<std::string>{b, a});  // in the order given, by the same runners
 }
 
 TEST_CASE("with a GPU, one check covers the exercises it is given as a list, a plan each", "[labs][cli][gpu]") {

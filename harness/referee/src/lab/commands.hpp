@@ -19,7 +19,7 @@ struct CheckRequest {
 
 struct TimeRequest {
   std::string impl = "student";
-  std::string exercise;
+  std::vector<std::string> exercises;  // timed one after another by the same runners, a result line each
   std::string results;
   double max_seconds = 3.0;  // TimingOptions::max_seconds: sampling goes on past it only to three samples each
   std::size_t min_samples = 10;  // TimingOptions::min_samples: the grader asks for more where f was unresolved

@@ -47,7 +47,9 @@ int main(int argc, char** argv) {
   lab_cli::TimeRequest time;
   auto* time_cmd = app.add_subcommand("time", "time an implementation against reference, baseline and ceiling");
   time_cmd->add_option("--impl", time.impl, "implementation in the student slot")->capture_default_str();
-  time_cmd->add_option("--exercise", time.exercise, "exercise to time")->required();
+  time_cmd->add_option("--exercise", time.exercises, "exercises to time, e.g. a,b: one runner each, serving all")
+      ->required()
+      ->delimiter(',');
   time_cmd->add_option("--results", time.results, "write the JSON result to this file (default: stdout)");
   time_cmd->add_option("--max-seconds", time.max_seconds, "stop sampling after this long")->capture_default_str();
   time_cmd->add_option("--min-samples", time.min_samples, "sample each runner at least this often, time allowing")

@@ -1,5 +1,6 @@
 // `labN time`: student, reference and baseline, each in its own runner process (runner.hpp), timed interleaved with the
-// ceiling and the peers (course code, run here) at the exercise's timed shape.
+// ceiling and the peers (course code, run here) at the exercise's timed shape; several exercises one after another,
+// by the same runners, each timed exactly as it would be alone.
 //
 // What a submission cannot get away with here:
 // - caching, skipping work, returning early, or leaving work on a stream of its own: every round of timed runs gets
@@ -39,55 +40,39 @@ constexpr double kImpossible = 1.25;  // the references reach at most ~1.03x the
 // answers once its device is idle, and is stopped), far shorter than a time limit.
 constexpr double kIdleLimitS = 2.0;
 
-int write(const nlohmann::json& j, const std::string& path, int rc) {
-  if (path.empty()) {
-    std::cout << j.dump(1) << "\n";
-  } else {
-    std::ofstream f(path, std::ios::trunc);
-    f << j.dump(1) << "\n";
-    if (!f) {
-      std::cerr << "cannot write " << path << "\n";
-      return exit_code::kUsage;
-    }
+// Where each exercise's result goes: one JSON object a line, flushed, to the results file (the grader's pipe: a run
+// over several exercises writes one line each, in order), or, without one, printed for a person.
+class ResultsOut {
+ public:
+  explicit ResultsOut(const std::string& path) {
+    if (!path.empty()) file_.open(path, std::ios::trunc);
   }
-  return rc;
-}
+  bool usable() const { return !file_.is_open() || file_.good(); }
+  int write(const nlohmann::json& j, int rc) {
+    if (!file_.is_open()) {
+      std::cout << j.dump(1) << "\n";
+      return rc;
+    }
+    file_ << j.dump() << "\n" << std::flush;
+    return file_ ? rc : exit_code::kUsage;
+  }
+
+ private:
+  std::ofstream file_;
+};
+
+using Runners = std::map<std::string, std::unique_ptr<Runner>>;
 
 /// A runner's samples as both clocks saw them.
 struct Clocks {
   std::vector<double> event, wall;
 };
 
-}  // namespace
-
-int time(const TimeRequest& request) {
-  const ExerciseSpec* spec = lab().find(request.exercise);
-  if (!spec) {
-    std::cerr << "unknown exercise '" << request.exercise << "' (see `list`)\n";
-    return exit_code::kBadSpec;
-  }
-  const std::vector<std::string> roles = request.student_only ? std::vector<std::string>{"student"}
-                                                               : std::vector<std::string>{"student", "reference",
-                                                                                          "baseline"};
-  const std::map<std::string, std::string> impl_of = {
-      {"student", request.impl}, {"reference", "reference"}, {"baseline", "baseline"}};
-  for (const auto& role : roles) {
-    const auto exercises = runner_exercises(impl_of.at(role));
-    if (std::find(exercises.begin(), exercises.end(), spec->name) == exercises.end())
-      throw MissingLauncher("implementation '" + impl_of.at(role) + "' has no launcher for exercise '" + spec->name +
-                            "'");
-  }
+// One exercise timed with `runners` (started by time(), opened here on this exercise's problem); its result written
+// to `results`. Returns the exit code: kOk, or kTestFailure where the student was wrong (time() stops there).
+int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::vector<std::string>& roles,
+             Runners& runners, ResultsOut& results) {
   const Shape shape = request.shape.empty() ? spec->timed_shape : Shape::parse(request.shape);
-  if (int rc = require_device()) return rc;
-  // Every runner is started first, and all before any is opened: their CUDA contexts come up (runner/main.cpp) in
-  // parallel with each other and with this process's own setup and generate(), instead of after them.
-  std::map<std::string, std::unique_ptr<Runner>> runners;
-  for (const auto& role : roles) runners[role] = make_runner(impl_of.at(role));
-  struct EndTogether {  // however time() returns: the runners end at once, then their destructors reap them
-    std::map<std::string, std::unique_ptr<Runner>>& runners;
-    ~EndTogether() { end_together(runners); }
-  } end_runners{runners};
-
   // Where a time run spends its seconds (the JSON's "phases_s"): what fast grading has to cut.
   const auto began = std::chrono::steady_clock::now();
   auto last = began;
@@ -97,7 +82,7 @@ int time(const TimeRequest& request) {
     phases[name] = std::chrono::duration<double>(now - last).count();
     last = now;
   };
-  CUDA_CHECK(cudaFree(nullptr));  // the CUDA context, made here and timed on its own
+  CUDA_CHECK(cudaFree(nullptr));  // the CUDA context, made here and timed on its own (made already after the first)
   phase_done("context");
   const DeviceInfo device = device_info();
   Stream stream;
@@ -133,7 +118,7 @@ int time(const TimeRequest& request) {
   const auto wrong = [&](const std::string& message) {
     out["correct"] = false;
     out["message"] = message;
-    return write(out, request.results, exit_code::kTestFailure);
+    return results.write(out, exit_code::kTestFailure);
   };
 
   for (const auto& role : roles) {
@@ -371,7 +356,58 @@ int time(const TimeRequest& request) {
                  last_failure);
   if (!request.student_only) phase_done("last_check");
   out["phases_s"] = phases;
-  return write(out, request.results, exit_code::kOk);
+  return results.write(out, exit_code::kOk);
+}
+
+}  // namespace
+
+int time(const TimeRequest& request) {
+  if (request.exercises.size() > 1 && !request.shape.empty()) {
+    std::cerr << "--shape times one exercise: name one with --exercise\n";
+    return exit_code::kUsage;
+  }
+  std::vector<const ExerciseSpec*> specs;
+  for (const auto& name : request.exercises) {
+    const ExerciseSpec* spec = lab().find(name);
+    if (!spec) {
+      std::cerr << "unknown exercise '" << name << "' (see `list`)\n";
+      return exit_code::kBadSpec;
+    }
+    if (std::find(specs.begin(), specs.end(), spec) == specs.end()) specs.push_back(spec);
+  }
+  const std::vector<std::string> roles = request.student_only ? std::vector<std::string>{"student"}
+                                                               : std::vector<std::string>{"student", "reference",
+                                                                                          "baseline"};
+  const std::map<std::string, std::string> impl_of = {
+      {"student", request.impl}, {"reference", "reference"}, {"baseline", "baseline"}};
+  for (const auto* spec : specs)
+    for (const auto& role : roles) {
+      const auto exercises = runner_exercises(impl_of.at(role));
+      if (std::find(exercises.begin(), exercises.end(), spec->name) == exercises.end())
+        throw MissingLauncher("implementation '" + impl_of.at(role) + "' has no launcher for exercise '" +
+                              spec->name + "'");
+    }
+  if (!request.shape.empty()) Shape::parse(request.shape);  // a bad shape is a usage error, with or without a GPU
+  if (int rc = require_device()) return rc;
+  // Every runner is started first, and all before any is opened: their CUDA contexts come up (runner/main.cpp) in
+  // parallel with each other and with this process's own setup and generate(), instead of after them. They serve
+  // every exercise of the run, opened on each one's problem in turn: a host makes CUDA contexts one at a time (about
+  // five a second, experiments/context_contention), and a referee and its three runners for each exercise were most
+  // of a grading's contexts.
+  Runners runners;
+  for (const auto& role : roles) runners[role] = make_runner(impl_of.at(role));
+  struct EndTogether {  // however time() returns: the runners end at once, then their destructors reap them
+    Runners& runners;
+    ~EndTogether() { end_together(runners); }
+  } end_runners{runners};
+  ResultsOut results(request.results);
+  if (!results.usable()) {
+    std::cerr << "cannot write " << request.results << "\n";
+    return exit_code::kUsage;
+  }
+  for (const auto* spec : specs)
+    if (const int rc = time_one(spec, request, roles, runners, results); rc != exit_code::kOk) return rc;
+  return exit_code::kOk;
 }
 
 }  // namespace harness::lab_cli
