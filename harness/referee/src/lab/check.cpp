@@ -257,19 +257,14 @@ int check(const CheckRequest& request, const char* argv0) {
   const auto has = [&](const std::string& exercise) {
     return std::find(launchers.begin(), launchers.end(), exercise) != launchers.end();
   };
-  std::vector<const ExerciseSpec*> specs;
-  for (const auto& name : request.exercises) {
-    const ExerciseSpec* spec = lab().find(name);
-    if (!spec) {
-      std::cerr << "unknown exercise '" << name << "' (see `list`)\n";
-      return exit_code::kBadSpec;
-    }
+  const auto found = find_exercises(request.exercises);
+  if (!found) return exit_code::kBadSpec;
+  std::vector<const ExerciseSpec*> specs = *found;
+  for (const auto* spec : specs)
     if (!has(spec->name)) {
       std::cerr << "implementation '" << request.impl << "' has no launcher for exercise '" << spec->name << "'\n";
       return exit_code::kBadSpec;
     }
-    if (std::find(specs.begin(), specs.end(), spec) == specs.end()) specs.push_back(spec);
-  }
   if (request.exercises.empty()) {
     for (const auto& e : lab().exercises)
       if (has(e.name)) specs.push_back(&e);

@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+namespace harness {
+struct ExerciseSpec;  // problem.hpp
+}  // namespace harness
+
 namespace harness::lab_cli {
 
 struct CheckRequest {
@@ -33,6 +37,9 @@ struct TimeRequest {
   // checked against the CPU reference instead of the reference's output on fresh inputs.
   bool student_only = false;
 };
+
+/// The exercises `names` names, in that order, each once; nullopt (said on stderr) when one is unknown.
+std::optional<std::vector<const ExerciseSpec*>> find_exercises(const std::vector<std::string>& names);
 
 int info();
 int list();

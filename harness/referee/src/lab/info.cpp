@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <utility>
@@ -22,6 +23,19 @@ int require_device() {
   std::cerr << "no CUDA GPU is visible (" << why << ")"
             << (required ? "; COURSE_REQUIRE_GPU=1 makes that a failure" : "") << "\n";
   return required ? exit_code::kCudaError : exit_code::kNoDevice;
+}
+
+std::optional<std::vector<const ExerciseSpec*>> find_exercises(const std::vector<std::string>& names) {
+  std::vector<const ExerciseSpec*> specs;
+  for (const auto& name : names) {
+    const ExerciseSpec* spec = lab().find(name);
+    if (!spec) {
+      std::cerr << "unknown exercise '" << name << "' (see `list`)\n";
+      return std::nullopt;
+    }
+    if (std::find(specs.begin(), specs.end(), spec) == specs.end()) specs.push_back(spec);
+  }
+  return specs;
 }
 
 int info() {

@@ -366,15 +366,9 @@ int time(const TimeRequest& request) {
     std::cerr << "--shape times one exercise: name one with --exercise\n";
     return exit_code::kUsage;
   }
-  std::vector<const ExerciseSpec*> specs;
-  for (const auto& name : request.exercises) {
-    const ExerciseSpec* spec = lab().find(name);
-    if (!spec) {
-      std::cerr << "unknown exercise '" << name << "' (see `list`)\n";
-      return exit_code::kBadSpec;
-    }
-    if (std::find(specs.begin(), specs.end(), spec) == specs.end()) specs.push_back(spec);
-  }
+  const auto found = find_exercises(request.exercises);
+  if (!found) return exit_code::kBadSpec;
+  const std::vector<const ExerciseSpec*>& specs = *found;
   const std::vector<std::string> roles = request.student_only ? std::vector<std::string>{"student"}
                                                                : std::vector<std::string>{"student", "reference",
                                                                                           "baseline"};
