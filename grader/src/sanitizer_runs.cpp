@@ -87,8 +87,9 @@ bool sanitized(const LabContext& ctx, ExerciseResult& x, SanitizerTool tool, con
 // whose check passed, after every check and before any timed run. First one run a tool covering all of them, the
 // tools at once: a host makes CUDA contexts one at a time (about 5 a second, with one GPU or two busy:
 // experiments/context_contention), and a run makes two or more, so a run per exercise and tool (55 a student of the
-// eight labs) made some 110 of the 270 contexts of a student's grading. A tool whose lab-wide run is clean is clean
-// for each exercise (the same cases, one process). Otherwise, and where one exercise passed, the tool runs for each
+// eight labs) made some 110 of the roughly 270 contexts of a student's grading (counted from the manifests and the
+// processes each run starts, not measured). A tool whose lab-wide run is clean is clean for each exercise (the same
+// cases, one process). Otherwise, and where one exercise passed, the tool runs for each
 // exercise on its own, all at once (at most kUntimedRunsAtOnce at a time), and those runs say which exercise a
 // finding belongs to.
 // passed[i] becomes false where a run stopped exercise i (sanitized()). The runs of an exercise are read in the

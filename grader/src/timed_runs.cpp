@@ -196,22 +196,24 @@ std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector
   const bool ended_well = run.started && !run.timed_out && run.signal == 0 && run.survivors == 0 &&
                           !run.results_truncated && (run.exit_code == ec::kOk || run.exit_code == ec::kTestFailure);
   if (!ended_well) return first;
-  std::map<std::string, std::string> lines;  // by the exercise each names
+  // Each readable line by the exercise it names (every exercise of `which` has performance points: none was timed
+  // with the student alone, so each line reads as a full run's).
+  std::map<std::string, std::pair<std::string, TimeFile>> lines;
   std::istringstream text(run.results);
   for (std::string line; std::getline(text, line);) {
-    const TimeFile f = parse_time_results(line);
-    if (f.error.empty() && !f.exercise.empty()) lines.emplace(f.exercise, line);
+    TimeFile f = parse_time_results(line);
+    if (f.error.empty() && !f.exercise.empty()) lines.emplace(f.exercise, std::pair{line, f});
   }
   for (const std::size_t i : which) {
-    const auto line = lines.find(xs[i].name);
-    if (line == lines.end()) continue;
+    const auto found = lines.find(xs[i].name);
+    if (found == lines.end()) continue;
+    const auto& [line, f] = found->second;
     const TimePlan plan = time_plan(ctx, xs[i], seed);
-    const TimeFile f = parse_time_results(line->second, plan.student_only);
     if (!contradiction(f, plan).empty() || f.correct != true || !f.timing) continue;
     ProcessResult alone;  // as this exercise's own run would have ended; its seconds are counted above
     alone.started = true;
     alone.exit_code = ec::kOk;
-    alone.results = line->second;
+    alone.results = line;
     first.emplace(i, TimedRun{plan, std::move(alone)});
   }
   return first;

@@ -416,7 +416,8 @@ TEST_CASE("a lab-wide run with a finding for one exercise leaves the other tool'
   const TempDir dir;
   const auto log = dir.path / "calls.log";
   const auto tool = crowd_sanitizer(
-      dir, 2, {{"memcheck gemm", "========= Invalid __shared__ write of size 4 bytes\n========= ERROR SUMMARY: 1 error"}});
+      dir, 2,
+      {{"memcheck gemm", "========= Invalid __shared__ write of size 4 bytes\n========= ERROR SUMMARY: 1 error"}});
   const auto run = run_grade(dir, {"lab1", "--sanitizer", tool.string()}, crowd_env(dir, log));
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.results.is_object());
@@ -509,17 +510,30 @@ TEST_CASE("compute-sanitizer runs by default in the self-check, in a student's o
   }
 }
 
-TEST_CASE("a compute-sanitizer run that hangs is run again alone before the time-out costs anything",
-          "[grader][sanitize]") {
-  // One run of the stand-in (the first to make the folder) hangs past the fake lab's timeouts.sanitize_s, 8 s, as the
-  // real tool now and then does where the same run ends in seconds every other time; every other run is clean.
-  const TempDir dir;
-  const auto log = dir.path / "sanitizer.log";
+namespace {
+
+// A stand-in compute-sanitizer that logs its command line to FAKE_LAB_SANITIZER_LOG and hangs for a minute, past the
+// fake lab's timeouts.sanitize_s (8 s), where the sh condition `hang_if` holds ($tool: the tool, $ex: the check's
+// --exercise); otherwise, or after the minute, it reports a clean run.
+std::filesystem::path hanging_sanitizer(const TempDir& dir, const std::string& hang_if) {
   const auto script = dir.path / "compute-sanitizer";
-  std::ofstream(script) << "#!/bin/sh\necho \"$@\" >> \"$FAKE_LAB_SANITIZER_LOG\"\n"
-                        << "if mkdir \"$FAKE_LAB_SANITIZER_LOG.hung\" 2>/dev/null; then sleep 60; fi\n"
+  std::ofstream(script) << "#!/bin/sh\necho \"$@\" >> \"$FAKE_LAB_SANITIZER_LOG\"\ntool=$2; ex=; prev=\n"
+                        << "for a in \"$@\"; do [ \"$prev\" = --exercise ] && ex=$a; prev=$a; done\n"
+                        << "if " << hang_if << "; then sleep 60; fi\n"
                         << "echo '========= COMPUTE-SANITIZER'\necho '========= ERROR SUMMARY: 0 errors'\n";
   std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  return script;
+}
+
+}  // namespace
+
+TEST_CASE("a compute-sanitizer run that hangs is run again alone before the time-out costs anything",
+          "[grader][sanitize]") {
+  // One run of the stand-in (the first to make the folder) hangs, as the real tool now and then does where the same
+  // run ends in seconds every other time; every other run is clean.
+  const TempDir dir;
+  const auto log = dir.path / "sanitizer.log";
+  const auto script = hanging_sanitizer(dir, "mkdir \"$FAKE_LAB_SANITIZER_LOG.hung\" 2>/dev/null");
   const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--sanitizer", script.string()},
                              {{"FAKE_LAB_SANITIZER_LOG", log.string()}});
   CAPTURE(run.process.out, run.process.err);
@@ -537,17 +551,12 @@ TEST_CASE("a compute-sanitizer run that hangs is run again alone before the time
 
 TEST_CASE("a run that hangs after its tool's lab-wide run hung is final: two time limits, not three",
           "[grader][sanitize]") {
-  // memcheck hangs past the fake lab's timeouts.sanitize_s (8 s) whenever its run covers copy, as the tool does for a
-  // submission that keeps the GPU busy; every other run is clean.
+  // memcheck hangs whenever its run covers copy, as the tool does for a submission that keeps the GPU busy; every
+  // other run is clean.
   const TempDir dir;
   const auto log = dir.path / "sanitizer.log";
-  const auto script = dir.path / "compute-sanitizer";
-  std::ofstream(script) << "#!/bin/sh\necho \"$@\" >> \"$FAKE_LAB_SANITIZER_LOG\"\ntool=$2; ex=; prev=\n"
-                        << "for a in \"$@\"; do [ \"$prev\" = --exercise ] && ex=$a; prev=$a; done\n"
-                        << "if [ \"$tool\" = memcheck ] && case \",$ex,\" in *,copy,*) true;; *) false;; esac; then "
-                        << "sleep 60; fi\n"
-                        << "echo '========= COMPUTE-SANITIZER'\necho '========= ERROR SUMMARY: 0 errors'\n";
-  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const auto script =
+      hanging_sanitizer(dir, "[ \"$tool\" = memcheck ] && case \",$ex,\" in *,copy,*) true;; *) false;; esac");
   const auto run = run_grade(dir, {"lab1", "--sanitizer", script.string()}, {{"FAKE_LAB_SANITIZER_LOG", log.string()}});
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.results.is_object());
