@@ -107,6 +107,29 @@ CheckFile parse_check_results(std::string_view text, std::string_view exercise) 
   return f;
 }
 
+std::optional<std::map<std::string, std::string>> split_check_results(std::string_view text) {
+  std::map<std::string, std::string> parts;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto newline = text.find('\n', pos);
+    const bool complete = newline != std::string_view::npos;
+    const auto line = text.substr(pos, complete ? newline - pos : std::string_view::npos);
+    pos = complete ? newline + 1 : text.size();
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const auto j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      if (!complete) break;
+      return std::nullopt;
+    }
+    const json* named = j.contains("plan") && j.at("plan").is_object() ? &j.at("plan") : &j;
+    if (!named->contains("exercise") || !named->at("exercise").is_string()) return std::nullopt;
+    auto& part = parts[named->at("exercise").get<std::string>()];
+    part.append(line);
+    part.push_back('\n');
+  }
+  return parts;
+}
+
 std::vector<std::uint64_t> parse_seeds(std::string_view text) {
   std::vector<std::uint64_t> seeds;
   for (std::size_t pos = 0; pos <= text.size();) {

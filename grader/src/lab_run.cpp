@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -41,38 +42,63 @@ class ExerciseGrader {
 
   /// The check runs of every exercise of `specs` (what they are for kept for finish_checks()), to be run at once, with
   /// other labs' checks too (grade_labs()): none is timed, and each is a process of its own with its own GPU context.
-  std::vector<ProcessOptions> plan_checks(const std::vector<const ExerciseSpec*>& specs) {
+  /// Two or more exercises are checked by one run (`labN check --exercise a,b,c`, every exercise at the same fresh
+  /// seeds): a host makes CUDA contexts one at a time (about five a second, experiments/context_contention), and a
+  /// check per exercise, each a referee and a runner, made some 60 of a student's; on a host of several GPUs every
+  /// worker waits for them. finish_checks() takes from it only what each exercise's own run would have said.
+  std::optional<ProcessOptions> plan_checks(const std::vector<const ExerciseSpec*>& specs) {
     specs_ = specs;
     xs_.clear();
-    std::vector<ProcessOptions> checks;
-    std::string names;
+    std::string names, listed;
     for (const auto* spec : specs) {
       xs_.push_back(start(*spec));
-      checks.push_back(check_process(xs_.back()));
-      names += (names.empty() ? "" : ", ") + spec->name;
+      names += (names.empty() ? "" : ",") + spec->name;
+      listed += (listed.empty() ? "" : ", ") + spec->name;
     }
-    if (!specs.empty()) ctx_.tell(fmt::format("lab{} {}: check ({})", ctx_.lab.number, names, ctx_.options.impl));
-    return checks;
+    if (specs.empty()) return std::nullopt;
+    ctx_.tell(fmt::format("lab{} {}: check{} ({})", ctx_.lab.number, listed, specs.size() > 1 ? ", one run for all" : "",
+                          ctx_.options.impl));
+    const auto seeds = check_seeds();
+    for (auto& x : xs_) x.seeds = seeds;
+    return check_process(names, seeds);
   }
 
-  /// After plan_checks()'s runs (`runs`, in the same order; `alone`: each ran with no other process on the GPU):
-  /// reads the checks, then the sanitizer runs of every exercise whose check passed, at once (sanitize()),
-  /// then each exercise's timed run and concept checks one after another, after every check and sanitizer run has
-  /// ended: no timed run shares the GPU. A check that failed for a reason another process on the GPU could cause (a
-  /// crash, a CUDA error such as running out of memory, unusable results) is run again alone, so one exercise's greed
-  /// cannot cost another its points. A time-out is not: the GPU is shared in time slices, and the limits are minutes
-  /// where checks take seconds.
-  std::vector<ExerciseResult> finish_checks(const std::vector<ProcessResult>& runs, bool alone) {
+  /// After plan_checks()'s run (`run`; `alone`: it ran with no other process on the GPU):
+  /// reads the checks (an exercise the lab's run did not check whole is checked on its own, those at once), then the
+  /// sanitizer runs of every exercise whose check passed, at once (sanitize()), then each exercise's timed run and
+  /// concept checks one after another, after every check and sanitizer run has ended: no timed run shares the GPU. A
+  /// check that failed in a crowd for a reason the crowd could cause (crowded_out()) is run again alone, so one
+  /// exercise's greed cannot cost another its points.
+  std::vector<ExerciseResult> finish_checks(const ProcessResult& run, bool alone) {
+    if (xs_.empty()) return {};
     std::vector<bool> passed(xs_.size());
+    std::vector<std::size_t> each;        // not checked whole by the lab's run: a run each, at once
+    std::vector<std::size_t> alone_again;  // failed as a crowded GPU could make them: once more, alone
+    const auto parts = xs_.size() == 1 ? std::vector<std::optional<ProcessResult>>{run} : split(run);
     for (std::size_t i = 0; i < xs_.size(); ++i) {
-      ExerciseResult& x = xs_[i];
-      passed[i] = checked(x, runs.at(i));
-      if (passed[i] || alone ||
-          (x.status != Status::kCrash && x.status != Status::kCudaError && x.status != Status::kBadOutput))
+      if (!parts[i]) {
+        each.push_back(i);
         continue;
-      ctx_.tell(fmt::format("lab{} {}: check again, alone ({})", ctx_.lab.number, x.name, ctx_.options.impl));
-      x = start(*specs_[i]);
-      passed[i] = checked(x, run_process(check_process(x)));
+      }
+      passed[i] = checked(xs_[i], *parts[i]);
+      if (!passed[i] && !alone && crowded_out(xs_[i])) alone_again.push_back(i);
+    }
+    if (!each.empty()) {
+      std::string names;
+      for (const std::size_t i : each) names += (names.empty() ? "" : ", ") + xs_[i].name;
+      ctx_.tell(fmt::format("lab{} {}: check, a run each ({})", ctx_.lab.number, names, ctx_.options.impl));
+      std::vector<ProcessOptions> checks;
+      for (const std::size_t i : each) checks.push_back(recheck(xs_[i], *specs_[i]));
+      const auto each_runs = run_processes(checks, kUntimedRunsAtOnce);
+      for (std::size_t k = 0; k < each.size(); ++k) {
+        ExerciseResult& x = xs_[each[k]];
+        passed[each[k]] = checked(x, each_runs[k]);
+        if (!passed[each[k]] && each.size() > 1 && crowded_out(x)) alone_again.push_back(each[k]);
+      }
+    }
+    for (const std::size_t i : alone_again) {
+      ctx_.tell(fmt::format("lab{} {}: check again, alone ({})", ctx_.lab.number, xs_[i].name, ctx_.options.impl));
+      passed[i] = checked(xs_[i], run_process(recheck(xs_[i], *specs_[i])));
     }
     sanitize(ctx_, xs_, passed);
     std::vector<std::size_t> graded_by_time;  // the exercises whose first timed run may be the lab's one
@@ -89,10 +115,10 @@ class ExerciseGrader {
     return graded;
   }
 
-  /// Every exercise of `specs`: their checks at once (one alone runs alone), then finish_checks().
+  /// Every exercise of `specs`: their check run, alone on the GPU, then finish_checks().
   std::vector<ExerciseResult> grade_all(const std::vector<const ExerciseSpec*>& specs) {
-    const auto checks = plan_checks(specs);
-    return finish_checks(run_processes(checks, kUntimedRunsAtOnce), checks.size() == 1);
+    const auto check = plan_checks(specs);
+    return check ? finish_checks(run_process(*check), true) : std::vector<ExerciseResult>{};
   }
 
  private:
@@ -114,12 +140,57 @@ class ExerciseGrader {
     return seeds;
   }
 
-  // The `check` run of an exercise, at seeds chosen now (kept in x.seeds).
-  ProcessOptions check_process(ExerciseResult& x) const {
-    x.seeds = check_seeds();
-    return ctx_.process({ctx_.binary, "check", "--impl", ctx_.options.impl, "--exercise", x.name, "--results",
-                         kResultsPath, "--seeds", join_seeds(x.seeds)},
+  // A `check` run of `exercises` (comma-separated) at `seeds`.
+  ProcessOptions check_process(const std::string& exercises, const std::vector<std::uint64_t>& seeds) const {
+    return ctx_.process({ctx_.binary, "check", "--impl", ctx_.options.impl, "--exercise", exercises, "--results",
+                         kResultsPath, "--seeds", join_seeds(seeds)},
                         ctx_.check_timeout_s);
+  }
+
+  // `x` made ready for a check of its own, at seeds chosen now: what an earlier run said is dropped, its seconds kept.
+  ProcessOptions recheck(ExerciseResult& x, const ExerciseSpec& spec) const {
+    const double wall_s = x.wall_s;
+    x = start(spec);
+    x.wall_s = wall_s;
+    x.seeds = check_seeds();
+    return check_process(x.name, x.seeds);
+  }
+
+  // A failure another process on the GPU could cause: a crash, a CUDA error such as running out of memory, unusable
+  // results. A time-out is not: the GPU is shared in time slices, and the limits are minutes where checks take seconds.
+  static bool crowded_out(const ExerciseResult& x) {
+    return x.status == Status::kCrash || x.status == Status::kCudaError || x.status == Status::kBadOutput;
+  }
+
+  // The lab's one check run of several exercises, as each exercise's own run would have ended, for those it checked
+  // whole: its plan line and every case it planned came through, in a run that left no process behind and whose
+  // results were not cut (split_check_results()). Such a run exits 0 if every case passed and 112 otherwise, and its
+  // seconds are the lab run's, shared. An exercise the run did not check whole (one that crashed or hung it, those
+  // after, all of a run whose results cannot be split) is nullopt: it is checked on its own, and that run decides.
+  std::vector<std::optional<ProcessResult>> split(const ProcessResult& run) {
+    std::vector<std::optional<ProcessResult>> parts(xs_.size());
+    const double share = run.wall_s / static_cast<double>(xs_.size());
+    const auto by_exercise = run.started && run.survivors == 0 && !run.results_truncated
+                                 ? split_check_results(run.results)
+                                 : std::nullopt;
+    for (std::size_t i = 0; i < xs_.size(); ++i) {
+      const std::string* text = nullptr;
+      if (by_exercise)
+        if (const auto found = by_exercise->find(xs_[i].name); found != by_exercise->end()) text = &found->second;
+      const CheckFile f = text ? parse_check_results(*text, xs_[i].name) : CheckFile{};
+      if (!text || !f.error.empty() || f.plans != 1 || f.total <= 0 || f.cases != f.total) {
+        xs_[i].wall_s += share;  // kept by recheck()
+        continue;
+      }
+      ProcessResult part;
+      part.started = true;
+      part.exit_code = f.passed == f.cases ? ec::kOk : ec::kTestFailure;
+      part.results = *text;
+      part.err = run.err;
+      part.wall_s = share;
+      parts[i] = std::move(part);
+    }
+    return parts;
   }
 
   // Reads how `check` went; true when every planned test passed.
@@ -294,26 +365,24 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   std::vector<std::vector<const ExerciseSpec*>> specs(labs.size());
   std::vector<std::unique_ptr<ExerciseGrader>> graders(labs.size());
   std::vector<ProcessOptions> checks;
-  std::vector<std::size_t> first_check(labs.size(), 0);
+  std::vector<std::optional<std::size_t>> lab_check(labs.size());  // each lab's run in `checks`
   const auto began = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < labs.size(); ++i) {
     const LabToGrade& l = labs[i];
     results.push_back(lab_header(*l.lab, *l.manifest, l.options, specs[i]));
-    first_check[i] = checks.size();
     if (!results.back().built) continue;
     graders[i] = std::make_unique<ExerciseGrader>(*l.lab, *l.manifest, l.options, results.back().check_timeout_s,
                                                   results.back().time_timeout_s);
-    for (auto& p : graders[i]->plan_checks(specs[i])) checks.push_back(std::move(p));
+    if (auto check = graders[i]->plan_checks(specs[i])) {
+      lab_check[i] = checks.size();
+      checks.push_back(std::move(*check));
+    }
   }
   const std::vector<ProcessResult> runs = run_processes(checks, kUntimedRunsAtOnce);
   auto last = began;
   for (std::size_t i = 0; i < labs.size(); ++i) {
     LabResult& r = results[i];
-    if (graders[i]) {
-      const auto from = runs.begin() + static_cast<std::ptrdiff_t>(first_check[i]);
-      r.exercises = graders[i]->finish_checks({from, from + static_cast<std::ptrdiff_t>(specs[i].size())},
-                                              checks.size() == 1);
-    }
+    if (graders[i] && lab_check[i]) r.exercises = graders[i]->finish_checks(runs[*lab_check[i]], checks.size() == 1);
     const auto now = std::chrono::steady_clock::now();
     r.wall_s = std::chrono::duration<double>(now - last).count();
     last = now;

@@ -174,7 +174,8 @@ void write_passing(const std::string& path, const Exercise& ex, const std::strin
 }
 
 // A grandchild in a session of its own, outside the lab's process group, that rewrites the results once the lab has
-// exited and the grader has (without its defences) moved on.
+// exited (it waits for that: it is left at its exercise's turn, and others may follow) and the grader has (without
+// its defences) moved on.
 void leave_forger(const std::string& results, const Exercise& ex, const std::string& impl,
                   const std::vector<std::string>& seeds) {
   int ready[2];  // the lab exits once the forger has written its pid, so that the test can look for it
@@ -187,10 +188,12 @@ void leave_forger(const std::string& results, const Exercise& ex, const std::str
     return;
   }
   close(ready[0]);
+  const pid_t lab = getppid();
   setsid();
   const std::string marker = env("FAKE_LAB_MARKER");
   if (!marker.empty()) std::ofstream(marker + ".pid") << getpid();
   close(ready[1]);
+  while (getppid() == lab) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   // The marker first: with the results on a pipe whose reader is gone, the write below ends in SIGPIPE.
   if (!marker.empty()) std::ofstream(marker) << "forged\n";
@@ -263,37 +266,52 @@ bool crowded() {
   return company;
 }
 
-int run_check(const Exercise& ex, const std::string& impl, const std::string& results, const std::string& seeds_text) {
-  const std::string mode = graded_slot(impl) ? mode_for(ex.name) : "good";
-  if (mode == "exit_early") return 0;
-  if (mode == "missing") {
-    std::cerr << "implementation '" << impl << "' has no launcher for exercise '" << ex.name << "'\n";
-    return 113;
+// `check` of one exercise or several (`--exercise a,b`): as labN check, every plan line first, then each exercise's
+// cases in turn, each exercise misbehaving as its mode says when its turn comes.
+int run_check(const std::vector<const Exercise*>& exs, const std::string& impl, const std::string& results,
+              const std::string& seeds_text) {
+  std::vector<std::string> modes;
+  for (const Exercise* ex : exs) modes.push_back(graded_slot(impl) ? mode_for(ex->name) : "good");
+  for (std::size_t i = 0; i < exs.size(); ++i) {  // what the real lab finds, and the attacks, before any case
+    if (modes[i] == "exit_early") return 0;
+    if (modes[i] == "missing") {
+      std::cerr << "implementation '" << impl << "' has no launcher for exercise '" << exs[i]->name << "'\n";
+      return 113;
+    }
+    if (modes[i] == "fork_chain") fork_chain();
+    if (modes[i] == "huge_file") write_huge_file();
+    if (modes[i] == "spy") spy();
   }
-  if (mode == "fork_chain") fork_chain();
-  if (mode == "huge_file") write_huge_file();
-  if (mode == "spy") spy();
-  if (mode == "crowded" && crowded()) {
-    std::cerr << "CUDA error: out of memory (cudaErrorMemoryAllocation) at " << ex.name << ".cu:17\n";
-    return 110;
-  }
-  auto seeds = split(seeds_text.empty() || mode == "ignore_seeds" ? "1,2" : seeds_text, ',');
-  const bool honest_then_forged = mode == "setsid_forger" || mode == "forge_file";
-  {
-    std::ofstream out(results, std::ios::trunc);
-    if (mode == "garbage") {
+  std::ofstream out(results, std::ios::trunc);
+  std::vector<std::vector<std::string>> seeds(exs.size());
+  std::vector<int> cases(exs.size());
+  for (std::size_t i = 0; i < exs.size(); ++i) {
+    if (modes[i] == "garbage") {
       out << "Segmentation fault? no: just garbage\n{\"plan\": {\"cases\": \n";
       return 0;
     }
-    const int cases = mode == "plan_mismatch" ? 1 : static_cast<int>(ex.shapes.size() * seeds.size());
-    write_line(out, {{"plan", {{"exercise", ex.name}, {"impl", impl}, {"cases", cases}}}});
-    std::cout << "Randomness seeded to: 1\n";
-    int index = 0, failed = 0;
+    seeds[i] = split(seeds_text.empty() || modes[i] == "ignore_seeds" ? "1,2" : seeds_text, ',');
+    cases[i] = modes[i] == "plan_mismatch" ? 1 : static_cast<int>(exs[i]->shapes.size() * seeds[i].size());
+    write_line(out, {{"plan", {{"exercise", exs[i]->name}, {"impl", impl}, {"cases", cases[i]}}}});
+  }
+  std::cout << "Randomness seeded to: 1\n";
+  int failed = 0;
+  bool forged = false;
+  for (std::size_t i = 0; i < exs.size(); ++i) {
+    const Exercise& ex = *exs[i];
+    const std::string& mode = modes[i];
+    if (mode == "crowded" && crowded()) {
+      std::cerr << "CUDA error: out of memory (cudaErrorMemoryAllocation) at " << ex.name << ".cu:17\n";
+      return 110;
+    }
+    const bool honest_then_forged = mode == "setsid_forger" || mode == "forge_file";
+    forged = forged || honest_then_forged;
+    int index = 0;
     for (const auto& shape : ex.shapes) {
-      for (const auto& seed : seeds) {
-        if (index == cases) break;
+      for (const auto& seed : seeds[i]) {
+        if (index == cases[i]) break;
         if (mode == "hang_check" && index == 1) hang();
-        if (mode == "segfault" && index == cases / 2) die_by(SIGSEGV);
+        if (mode == "segfault" && index == cases[i] / 2) die_by(SIGSEGV);
         if (mode == "abort" && index == 1) {
           std::cerr << "terminate called after throwing an instance of 'std::bad_alloc'\n";
           die_by(SIGABRT);
@@ -310,16 +328,15 @@ int run_check(const Exercise& ex, const std::string& impl, const std::string& re
         ++index;
       }
     }
-    std::cout << (failed == 0 ? "All tests passed\n" : "test cases failed\n");
-    if (!honest_then_forged) return failed == 0 ? 0 : 112;
+    if (mode == "setsid_forger") leave_forger(results, ex, impl, seeds[i]);
+    if (mode == "forge_file") {
+      if (const std::string dir = env("FAKE_LAB_FORGE_DIR"); !dir.empty())
+        write_passing(dir + "/" + ex.name + ".check.jsonl", ex, impl, seeds[i]);
+      write_passing(std::string(ex.name) + ".check.jsonl", ex, impl, seeds[i]);
+    }
   }
-  if (mode == "setsid_forger") leave_forger(results, ex, impl, seeds);
-  if (mode == "forge_file") {
-    if (const std::string dir = env("FAKE_LAB_FORGE_DIR"); !dir.empty())
-      write_passing(dir + "/" + ex.name + ".check.jsonl", ex, impl, seeds);
-    write_passing(std::string(ex.name) + ".check.jsonl", ex, impl, seeds);
-  }
-  return 112;
+  std::cout << (failed == 0 ? "All tests passed\n" : "test cases failed\n");
+  return failed == 0 && !forged ? 0 : 112;
 }
 
 // The student's median for this run: FAKE_LAB_STUDENT_MS, indexed by a counter file when one is given.
@@ -469,19 +486,18 @@ int main(int argc, char** argv) {
     }
   }
   if (impl.empty() || exercise.empty() || results.empty()) return usage("--impl, --exercise and --results needed");
-  std::vector<const Exercise*> exs;  // `time` takes a list, as labN time does: a,b
+  std::vector<const Exercise*> exs;  // a list, as labN check and time take: a,b
   for (const auto& name : split(exercise, ',')) {
     const Exercise* ex = nullptr;
     for (const auto& e : kExercises)
       if (e.name == name) ex = &e;
-    if (ex == nullptr || std::find(kImpls.begin(), kImpls.end(), impl) == kImpls.end() ||
-        (command == "check" && !exs.empty())) {
+    if (ex == nullptr || std::find(kImpls.begin(), kImpls.end(), impl) == kImpls.end()) {
       std::cerr << "unknown exercise or implementation: " << exercise << " / " << impl << "\n";
       return 113;
     }
     exs.push_back(ex);
   }
-  if (command == "check") return run_check(*exs.front(), impl, results, seeds);
+  if (command == "check") return run_check(exs, impl, results, seeds);
   const std::string span_log = env("FAKE_LAB_TIME_SPAN_LOG");
   const auto now_ns = [] {
     timespec t{};

@@ -447,37 +447,10 @@ TEST_CASE("an exercise worth no performance points is timed for the report only,
   CHECK_THAT(copy.at("message").get<std::string>(), ContainsSubstring("timed for the report only"));
 }
 
-TEST_CASE("the checks of a lab run at once, and every check ends before the first timed run", "[grader][e2e]") {
-  const TempDir dir;
-  const auto log = dir.path / "calls.log";
-  const auto crowd = dir.path / "crowd";
-  std::filesystem::create_directories(crowd);
-  // `crowded` fails a check that finds another check running beside it, as a GPU out of memory would: only checks
-  // run at once meet, and the grader then runs each failed one again, alone.
-  const auto run = run_grade(dir, {"lab1"}, {{"FAKE_LAB_CALL_LOG", log.string()}, {"FAKE_LAB_MODE", "crowded"},
-                                             {"FAKE_LAB_CROWD_DIR", crowd.string()}});
-  CAPTURE(run.process.out, run.process.err);
-  REQUIRE(run.process.exit_code == 0);
-  CHECK(exercise(run.results, "copy")["status"] == "ok");
-  CHECK(exercise(run.results, "gemm")["status"] == "ok");
-  CHECK_THAT(run.process.out, ContainsSubstring("20.0/20"));
+namespace {
 
-  std::vector<std::string> calls;
-  std::istringstream lines(grader_test::read_text(log));
-  for (std::string line; std::getline(lines, line);) calls.push_back(line.substr(line.find(' ') + 1));
-  CAPTURE(calls);
-  const auto count = [&](const std::string& call) { return std::count(calls.begin(), calls.end(), call); };
-  CHECK(count("check copy student") == 2);  // together (both crowded out), then alone
-  CHECK(count("check gemm student") == 2);
-  const auto first_time = std::find_if(calls.begin(), calls.end(), [](auto& c) { return c.starts_with("time "); });
-  const auto last_check = std::find_if(calls.rbegin(), calls.rend(), [](auto& c) { return c.starts_with("check "); });
-  REQUIRE(first_time != calls.end());
-  CHECK(last_check.base() <= first_time);
-}
-
-TEST_CASE("grading several labs runs every lab's checks before the first timed run of any", "[grader][e2e]") {
-  const TempDir dir;
-  // Two fake labs: the fake binary under two numbers, its manifest in two folders.
+// Two fake labs: the fake binary under two numbers, its manifest in two folders. Returns the grade arguments.
+std::vector<std::string> two_fake_labs(const TempDir& dir) {
   const auto labs = dir.path / "labs", bin = dir.path / "bin";
   std::filesystem::create_directories(labs);
   for (const char* id : {"01_fake", "02_fake"})
@@ -486,9 +459,51 @@ TEST_CASE("grading several labs runs every lab's checks before the first timed r
   std::filesystem::create_directories(bin);
   for (const char* name : {"lab1", "lab2"})
     std::filesystem::copy_file(std::filesystem::path(FAKE_BIN_DIR) / "lab1", bin / name);
+  return {"all", "--labs-dir", labs.string(), "--bin-dir", bin.string()};
+}
+
+}  // namespace
+
+TEST_CASE("the labs' checks run at once, a crowded-out one runs again alone, and every check ends before the first "
+          "timed run",
+          "[grader][e2e]") {
+  const TempDir dir;
   const auto log = dir.path / "calls.log";
-  const auto run = run_grade(dir, {"all", "--labs-dir", labs.string(), "--bin-dir", bin.string()},
-                             {{"FAKE_LAB_CALL_LOG", log.string()}});
+  const auto crowd = dir.path / "crowd";
+  std::filesystem::create_directories(crowd);
+  // `crowded` fails a check that finds another check running beside it, as a GPU out of memory would: only checks
+  // run at once meet. The two labs' runs meet; so do each lab's runs of one exercise each; alone, each passes.
+  const auto run = run_grade(dir, two_fake_labs(dir), {{"FAKE_LAB_CALL_LOG", log.string()}, {"FAKE_LAB_MODE", "crowded"},
+                                                       {"FAKE_LAB_CROWD_DIR", crowd.string()}});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.process.exit_code == 0);
+  for (const auto& lab : run.results.at("runs").at(0).at("labs"))
+    for (const auto& x : lab.at("exercises")) CHECK(x.at("status") == "ok");
+
+  std::vector<std::string> calls;
+  std::istringstream lines(grader_test::read_text(log));
+  for (std::string line; std::getline(lines, line);) calls.push_back(line.substr(line.rfind('/') + 1));
+  CAPTURE(calls);
+  const auto count = [&](const std::string& call) { return std::count(calls.begin(), calls.end(), call); };
+  for (const char* lab : {"lab1", "lab2"}) {
+    CHECK(count(std::string(lab) + " check copy,gemm student") == 1);
+    CHECK(count(std::string(lab) + " check copy student") == 2);  // beside gemm's (crowded out), then alone
+    CHECK(count(std::string(lab) + " check gemm student") == 2);
+  }
+  // Each lab's checks end before its first timed run.
+  for (const char* lab : {"lab1", "lab2"}) {
+    const auto mine = [&](const std::string& c, const char* what) { return c.starts_with(std::string(lab) + what); };
+    const auto first_time = std::find_if(calls.begin(), calls.end(), [&](auto& c) { return mine(c, " time "); });
+    const auto last_check = std::find_if(calls.rbegin(), calls.rend(), [&](auto& c) { return mine(c, " check "); });
+    REQUIRE(first_time != calls.end());
+    CHECK(last_check.base() <= first_time);
+  }
+}
+
+TEST_CASE("grading several labs runs every lab's checks before the first timed run of any", "[grader][e2e]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  const auto run = run_grade(dir, two_fake_labs(dir), {{"FAKE_LAB_CALL_LOG", log.string()}});
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.process.exit_code == 0);
   REQUIRE(run.results.at("runs").at(0).at("labs").size() == 2);
@@ -500,7 +515,7 @@ TEST_CASE("grading several labs runs every lab's checks before the first timed r
   const auto first_time = std::find_if(calls.begin(), calls.end(), is(" time "));
   const auto last_check = std::find_if(calls.rbegin(), calls.rend(), is(" check "));
   REQUIRE(first_time != calls.end());
-  CHECK(std::count_if(calls.begin(), calls.end(), [](auto& c) { return c.starts_with("lab2 check "); }) == 2);
+  CHECK(std::count(calls.begin(), calls.end(), "lab2 check copy,gemm student") == 1);  // one run for the lab
   CHECK(last_check.base() <= first_time);
   // The labs' results are as graded one by one: every exercise ok, lab after lab.
   for (const auto& lab : run.results.at("runs").at(0).at("labs"))
@@ -516,7 +531,7 @@ TEST_CASE("a check that failed on its own merits is not run again", "[grader][e2
   CHECK(exercise(run.results, "gemm")["status"] == "wrong");
   const auto calls = grader_test::read_text(log);
   CAPTURE(calls);
-  CHECK(count_lines(calls) == 3);  // check copy, check gemm, time copy
+  CHECK(count_lines(calls) == 2);  // check copy,gemm; time copy
 }
 
 TEST_CASE("the results file records the fingerprints of the sources it graded, which change with a lab's code",

@@ -21,8 +21,9 @@ using grader_test::TempDir;
 TEST_CASE("a setsid'd grandchild of the lab is killed before its results are read", "[grader][e2e][hardening]") {
   const TempDir dir;
   const auto marker = dir.path / "forged";
-  // gemm's check hangs until its 3 s limit, so grade still runs when the forger wakes up 1.5 s after copy's check:
-  // a grader that left it alive would find its marker (and, reading later, its results).
+  // copy's forger waits for the lab's check run to end; gemm's check hangs it until its 3 s limit, and hangs again in
+  // its own run, so grade still runs when the forger wakes up 1.5 s after the lab's run: a grader that left it alive
+  // would find its marker (and, reading later, its results).
   const auto run = run_grade(dir, {"lab1", "--seeds", "1,2", "--check-timeout", "3"},
                              {{"FAKE_LAB_MODE", "setsid_forger:copy,hang_check:gemm"},
                               {"FAKE_LAB_MARKER", marker.string()}});

@@ -14,6 +14,7 @@ using grader::contradiction;
 using grader::parse_check_results;
 using grader::parse_seeds;
 using grader::parse_time_results;
+using grader::split_check_results;
 using grader::TimePlan;
 
 namespace {
@@ -44,6 +45,22 @@ TEST_CASE("check results count the plan, the cases and the passes", "[grader][la
   CHECK(f.cases == 3);
   CHECK(f.passed == 1);
   CHECK(f.first_failure == "shape 31 seed 1: 3 of 31 elements differ");
+}
+
+TEST_CASE("a check results stream of several exercises splits into each exercise's lines", "[grader][lab_files]") {
+  const std::string a_plan = R"({"plan": {"exercise": "a", "cases": 1}})", b_plan = R"({"plan": {"exercise": "b", "cases": 1}})";
+  const std::string a_case = R"({"exercise": "a", "shape": "1", "seed": 1, "ok": true})";
+  const std::string b_case = R"({"exercise": "b", "shape": "1", "seed": 1, "ok": false})";
+  const auto parts = split_check_results(a_plan + "\n" + b_plan + "\n\n" + a_case + "\n" + b_case + "\n{\"exerc");
+  REQUIRE(parts);
+  CHECK(parts->size() == 2);
+  CHECK(parts->at("a") == a_plan + "\n" + a_case + "\n");
+  CHECK(parts->at("b") == b_plan + "\n" + b_case + "\n");
+  CHECK(parse_check_results(parts->at("b"), "b").cases == 1);
+  // A whole line that is not JSON, or names no exercise, leaves the stream's lines without an owner.
+  CHECK_FALSE(split_check_results(a_plan + "\ngarbage\n" + a_case + "\n"));
+  CHECK_FALSE(split_check_results(a_plan + "\n{\"shape\": \"1\", \"seed\": 1, \"ok\": true}\n"));
+  CHECK_FALSE(split_check_results(R"({"plan": {"cases": 1}})" "\n"));
 }
 
 TEST_CASE("a check line cut off by a dying process is ignored", "[grader][lab_files]") {

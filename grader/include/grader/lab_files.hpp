@@ -71,6 +71,12 @@ struct CheckFile {
 /// process died while writing it.
 CheckFile parse_check_results(std::string_view text, std::string_view exercise);
 
+/// The lines of a check results stream of several exercises (`check --exercise a,b`), by the exercise each names
+/// (its plan line's "exercise", a case's "exercise"), each exercise's in their order, each line ending in a newline.
+/// A last line cut off mid-write is dropped, as parse_check_results() drops it. nullopt when a whole line is not a
+/// JSON object or names no exercise: such a stream cannot say whose it is, and each exercise is checked on its own.
+std::optional<std::map<std::string, std::string>> split_check_results(std::string_view text);
+
 /// Why check results contradict the plan, or "" if they do not: a plan for another implementation, more than one
 /// plan, a case count that is not a whole number per seed, a case at a seed not asked for or twice, or (`finished`:
 /// the binary ended on its own, so every planned case ran) a shape not checked at every seed.
