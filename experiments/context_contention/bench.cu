@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
               sysconf(_SC_NPROCESSORS_ONLN));
   bool first = true;
   const auto sweep = [&](bool sanitized, const std::vector<int>& per_gpus, int repeats) {
-    for (int gpus = 1; gpus <= std::min(devices, 2); ++gpus)
+    for (int gpus = 1; gpus <= devices; gpus *= 2)  // 1, 2, 4, 8 of the host's GPUs
       for (int per_gpu : per_gpus)
         for (int rep = 0; rep < repeats; ++rep) {
           const RoundResult r = round_of(gpus, per_gpu, sanitized, self);
