@@ -325,7 +325,8 @@ int run_batch(const Cli& cli, const BatchSetup& setup, const std::vector<Student
   // take what the workers leave (grader/placement.hpp).
   std::vector<std::vector<int>> near;
   for (const auto& slot : slots) near.push_back(cpus_near_gpu(slot));
-  const auto cores = share_cpus(allowed_cpus(), near);
+  const auto allowed = allowed_cpus();
+  const auto cores = share_cpus(allowed, near, cpu_cores(allowed));
   if (slots.size() > 1)
     for (std::size_t slot = 0; slot < slots.size(); ++slot)
       fmt::print("  GPU {} graded on CPUs {}\n", slots[slot], format_cpu_list(cores[slot]));

@@ -56,8 +56,8 @@ class ExerciseGrader {
       listed += (listed.empty() ? "" : ", ") + spec->name;
     }
     if (specs.empty()) return std::nullopt;
-    ctx_.tell(fmt::format("lab{} {}: check{} ({})", ctx_.lab.number, listed, specs.size() > 1 ? ", one run for all" : "",
-                          ctx_.options.impl));
+    const char* how = specs.size() > 1 ? ", one run for all" : "";
+    ctx_.tell(fmt::format("lab{} {}: check{} ({})", ctx_.lab.number, listed, how, ctx_.options.impl));
     const auto seeds = check_seeds();
     for (auto& x : xs_) x.seeds = seeds;
     return check_process(names, seeds);

@@ -101,7 +101,23 @@ std::vector<int> cpus_near_gpu(const std::string& slot, const fs::path& proc_gpu
   return parse_cpu_list(first_line(sys_pci / bus / "local_cpulist"));
 }
 
-std::vector<std::vector<int>> share_cpus(const std::vector<int>& allowed, const std::vector<std::vector<int>>& near) {
+std::vector<std::vector<int>> cpu_cores(const std::vector<int>& cpus, const fs::path& sys_cpu) {
+  std::map<int, std::vector<int>> by_first;  // each core by its first CPU of `cpus`
+  for (const int cpu : cpus) {
+    const auto list = sys_cpu / fmt::format("cpu{}", cpu) / "topology" / "thread_siblings_list";
+    auto siblings = parse_cpu_list(first_line(list));
+    if (std::find(siblings.begin(), siblings.end(), cpu) == siblings.end()) siblings = {cpu};  // unknown: its own
+    std::vector<int> core;
+    std::set_intersection(siblings.begin(), siblings.end(), cpus.begin(), cpus.end(), std::back_inserter(core));
+    by_first.emplace(core.front(), core);
+  }
+  std::vector<std::vector<int>> cores;
+  for (auto& [first, core] : by_first) cores.push_back(std::move(core));
+  return cores;
+}
+
+std::vector<std::vector<int>> share_cpus(const std::vector<int>& allowed, const std::vector<std::vector<int>>& near,
+                                         const std::vector<std::vector<int>>& cores) {
   const std::size_t workers = near.size();
   if (workers <= 1 || allowed.empty()) return std::vector<std::vector<int>>(workers, allowed);
   std::vector<std::vector<int>> pools(workers);
@@ -110,18 +126,37 @@ std::vector<std::vector<int>> share_cpus(const std::vector<int>& allowed, const 
                           std::back_inserter(pools[i]));
     if (pools[i].empty()) pools[i] = allowed;
   }
+  std::map<int, std::size_t> core_of;  // CPU -> its core in `cores`
+  for (std::size_t c = 0; c < cores.size(); ++c)
+    for (const int cpu : cores[c]) core_of[cpu] = c;
   std::map<std::vector<int>, std::vector<std::size_t>> sharing;  // pool -> the workers that draw on it, in order
   for (std::size_t i = 0; i < workers; ++i) sharing[pools[i]].push_back(i);
   std::vector<std::vector<int>> shares(workers);
   for (const auto& [pool, members] : sharing) {
-    const std::size_t m = members.size(), n = pool.size();
-    for (std::size_t j = 0; j < m; ++j) {
-      if (n < m) {
-        shares[members[j]] = {pool[j % n]};
+    // The pool's CPUs by physical core, in the order of each core's first CPU: a core's hardware threads go to one
+    // worker, so that no worker's host code runs beside another's on one core (a CPU of no known core is its own).
+    std::vector<std::vector<int>> units;
+    std::map<std::size_t, std::size_t> unit_of_core;
+    for (const int cpu : pool) {
+      const auto core = core_of.find(cpu);
+      if (core == core_of.end()) {
+        units.push_back({cpu});
         continue;
       }
-      shares[members[j]].assign(pool.begin() + static_cast<std::ptrdiff_t>(n * j / m),
-                                pool.begin() + static_cast<std::ptrdiff_t>(n * (j + 1) / m));
+      const auto [unit, added] = unit_of_core.emplace(core->second, units.size());
+      if (added) units.emplace_back();
+      units[unit->second].push_back(cpu);
+    }
+    const std::size_t m = members.size(), n = units.size();
+    for (std::size_t j = 0; j < m; ++j) {
+      auto& share = shares[members[j]];
+      if (n < m) {
+        share = units[j % n];
+        continue;
+      }
+      for (std::size_t u = n * j / m; u < n * (j + 1) / m; ++u)
+        share.insert(share.end(), units[u].begin(), units[u].end());
+      std::sort(share.begin(), share.end());
     }
   }
   return shares;

@@ -89,7 +89,8 @@ TEST_CASE("an exercise that crashes the lab's check run, and every one after it,
                              {{"FAKE_LAB_CALL_LOG", log.string()}, {"FAKE_LAB_MODE", "segfault:copy"}});
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.results.is_object());
-  // copy crashed beside gemm's run, as a crowded GPU could make it: once more alone, as any check that crashes in a crowd.
+  // copy crashed beside gemm's run, as a crowded GPU could make it: once more alone, as any check that crashes in a
+  // crowd.
   CHECK(check_calls(log) == std::vector<std::string>{"check copy,gemm student", "check copy student",
                                                      "check copy student", "check gemm student"});
   CHECK(exercise(run.results, "copy").at("status") == "crash");

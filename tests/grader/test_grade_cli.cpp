@@ -473,8 +473,10 @@ TEST_CASE("the labs' checks run at once, a crowded-out one runs again alone, and
   std::filesystem::create_directories(crowd);
   // `crowded` fails a check that finds another check running beside it, as a GPU out of memory would: only checks
   // run at once meet. The two labs' runs meet; so do each lab's runs of one exercise each; alone, each passes.
-  const auto run = run_grade(dir, two_fake_labs(dir), {{"FAKE_LAB_CALL_LOG", log.string()}, {"FAKE_LAB_MODE", "crowded"},
-                                                       {"FAKE_LAB_CROWD_DIR", crowd.string()}});
+  const auto run = run_grade(dir, two_fake_labs(dir),
+                             {{"FAKE_LAB_CALL_LOG", log.string()},
+                              {"FAKE_LAB_MODE", "crowded"},
+                              {"FAKE_LAB_CROWD_DIR", crowd.string()}});
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.process.exit_code == 0);
   for (const auto& lab : run.results.at("runs").at(0).at("labs"))

@@ -48,7 +48,8 @@ TEST_CASE("check results count the plan, the cases and the passes", "[grader][la
 }
 
 TEST_CASE("a check results stream of several exercises splits into each exercise's lines", "[grader][lab_files]") {
-  const std::string a_plan = R"({"plan": {"exercise": "a", "cases": 1}})", b_plan = R"({"plan": {"exercise": "b", "cases": 1}})";
+  const std::string a_plan = R"({"plan": {"exercise": "a", "cases": 1}})";
+  const std::string b_plan = R"({"plan": {"exercise": "b", "cases": 1}})";
   const std::string a_case = R"({"exercise": "a", "shape": "1", "seed": 1, "ok": true})";
   const std::string b_case = R"({"exercise": "b", "shape": "1", "seed": 1, "ok": false})";
   const auto parts = split_check_results(a_plan + "\n" + b_plan + "\n\n" + a_case + "\n" + b_case + "\n{\"exerc");

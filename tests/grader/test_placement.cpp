@@ -9,6 +9,7 @@
 #include <thread>
 
 #include <catch2/catch_test_macros.hpp>
+#include <fmt/format.h>
 
 #include "grader/placement.hpp"
 #include "support.hpp"
@@ -62,6 +63,14 @@ TEST_CASE("each GPU's worker gets cores of its own, near its GPU", "[grader][pla
   SECTION("more workers than cores: one core each, in turn") {
     CHECK(share_cpus({0, 1}, {{}, {}, {}}) == std::vector<std::vector<int>>{{0}, {1}, {0}});
   }
+  SECTION("hardware threads: two workers on one node never share a physical core") {
+    // 16 CPUs, 8 cores: CPU i and i + 8 are the two threads of core i, as Linux numbers them on most hosts.
+    std::vector<std::vector<int>> cores;
+    for (int c = 0; c < 8; ++c) cores.push_back({c, c + 8});
+    CHECK(share_cpus(range(0, 15), {{}, {}}, cores) ==
+          std::vector<std::vector<int>>{{0, 1, 2, 3, 8, 9, 10, 11}, {4, 5, 6, 7, 12, 13, 14, 15}});
+    CHECK(share_cpus(range(0, 15), {{}, {}}) == std::vector<std::vector<int>>{range(0, 7), range(8, 15)});  // unknown
+  }
   SECTION("one GPU (a Slurm task): the allowed cores whole, as placed") {
     CHECK(share_cpus(range(4, 7), {node1}) == std::vector<std::vector<int>>{range(4, 7)});
   }
@@ -84,6 +93,16 @@ TEST_CASE("a GPU's nearest CPUs come from the driver's bus address and the devic
   CHECK(grader::cpus_near_gpu("GPU-cccc", proc, sys).empty());
   CHECK(grader::cpus_near_gpu("", proc, sys).empty());
   CHECK(grader::cpus_near_gpu("0", dir.path / "no-driver", sys).empty());
+}
+
+TEST_CASE("CPUs group by physical core from each CPU's thread_siblings_list", "[grader][placement]") {
+  const TempDir dir;
+  const auto sys = dir.path / "cpu";
+  for (int cpu = 0; cpu < 4; ++cpu)  // cores {0,2} and {1,3}; CPU 4 has no topology
+    write_text(sys / fmt::format("cpu{}", cpu) / "topology" / "thread_siblings_list", cpu % 2 == 0 ? "0,2\n" : "1,3\n");
+  CHECK(grader::cpu_cores({0, 1, 2, 3, 4}, sys) == std::vector<std::vector<int>>{{0, 2}, {1, 3}, {4}});
+  CHECK(grader::cpu_cores({1, 2, 3}, sys) == std::vector<std::vector<int>>{{1, 3}, {2}});  // only the allowed
+  CHECK(grader::cpu_cores({0, 1}, dir.path / "none") == std::vector<std::vector<int>>{{0}, {1}});
 }
 
 TEST_CASE("a process confined to a share of the cores runs only there", "[grader][placement]") {

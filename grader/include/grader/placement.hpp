@@ -28,11 +28,21 @@ std::vector<int> cpus_near_gpu(const std::string& slot,
                                const std::filesystem::path& proc_gpus = "/proc/driver/nvidia/gpus",
                                const std::filesystem::path& sys_pci = "/sys/bus/pci/devices");
 
+/// `cpus` grouped by physical core: the CPUs of `cpus` that are hardware threads of one core (each CPU's
+/// `sys_cpu`/cpuN/topology/thread_siblings_list), in the order of each core's first CPU; a CPU whose siblings cannot be
+/// read is a core of its own. `sys_cpu` is /sys/devices/system/cpu (tests give a fake one).
+std::vector<std::vector<int>> cpu_cores(const std::vector<int>& cpus,
+                                        const std::filesystem::path& sys_cpu = "/sys/devices/system/cpu");
+
 /// Shares `allowed` among the grading workers, one per GPU: worker i draws on the CPUs of `allowed` near its GPU
 /// (`near[i]`; all of `allowed` where that is empty or shares none), and the workers that draw on the same CPUs
-/// split them into contiguous, disjoint parts of (nearly) equal size. Where there are fewer CPUs than workers, workers
-/// share them one each in turn. One worker gets `allowed` whole: a single GPU (a Slurm task) is left as placed.
-std::vector<std::vector<int>> share_cpus(const std::vector<int>& allowed, const std::vector<std::vector<int>>& near);
+/// split them into disjoint parts of (nearly) equal size, whole physical cores each (`cores`, from cpu_cores(); a CPU
+/// in none is a core of its own): two hardware threads of one core share its execution units, so a worker on one
+/// would slow the host code of a timed run on the other. Cores are taken in the order of their first CPU, so
+/// without hardware threads the parts are contiguous. Where there are fewer cores than workers, workers share them
+/// one each in turn. One worker gets `allowed` whole: a single GPU (a Slurm task) is left as placed.
+std::vector<std::vector<int>> share_cpus(const std::vector<int>& allowed, const std::vector<std::vector<int>>& near,
+                                         const std::vector<std::vector<int>>& cores = {});
 
 /// Confines the calling process (and what it starts later) to `cpus`; false when the kernel refused.
 bool run_on(const std::vector<int>& cpus);
