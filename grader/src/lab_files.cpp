@@ -42,6 +42,24 @@ std::optional<RunnerTiming> parse_runner(const json& runners, const char* name, 
                       number("event_median_ms"), number("host_gap_ms"), number("samples")};
 }
 
+// Calls on_line(number, text, value) for each non-blank line of a JSON-lines stream, in order, until it returns false.
+// A last line cut off mid-write (no newline, not JSON) ends the walk unseen: a dying process leaves one. `value` is
+// discarded where a whole line is not JSON.
+template <class OnLine>
+void for_each_json_line(std::string_view text, OnLine&& on_line) {
+  std::size_t pos = 0;
+  for (int line_no = 1; pos < text.size(); ++line_no) {
+    const auto newline = text.find('\n', pos);
+    const bool complete = newline != std::string_view::npos;
+    const auto line = text.substr(pos, complete ? newline - pos : std::string_view::npos);
+    pos = complete ? newline + 1 : text.size();
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    const auto j = json::parse(line, nullptr, false);
+    if (!complete && (j.is_discarded() || !j.is_object())) return;
+    if (!on_line(line_no, line, j)) return;
+  }
+}
+
 }  // namespace
 
 std::string join_seeds(const std::vector<std::uint64_t>& seeds) {
@@ -56,23 +74,14 @@ std::string clip(std::string_view text, std::size_t n) {
 
 CheckFile parse_check_results(std::string_view text, std::string_view exercise) {
   CheckFile f;
-  std::size_t pos = 0;
-  for (int line_no = 1; pos < text.size(); ++line_no) {
-    const auto newline = text.find('\n', pos);
-    const bool complete = newline != std::string_view::npos;
-    const auto line = text.substr(pos, complete ? newline - pos : std::string_view::npos);
-    pos = complete ? newline + 1 : text.size();
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-
-    const auto j = json::parse(line, nullptr, false);
+  for_each_json_line(text, [&](int line_no, std::string_view line, const json& j) {
     if (j.is_discarded() || !j.is_object()) {
-      if (!complete) break;  // cut off mid-write by a dying process
       f.error = fmt::format("line {} is not a JSON object: {}", line_no, clip(line, 60));
-      return f;
+      return false;
     }
     const auto bad = [&](std::string_view problem) {
       f.error = fmt::format("line {}: {}", line_no, problem);
-      return f;
+      return false;
     };
     if (j.contains("plan")) {
       const json& plan = j.at("plan");
@@ -85,7 +94,7 @@ CheckFile parse_check_results(std::string_view text, std::string_view exercise) 
       ++f.plans;
       f.has_plan = true;
       f.total = static_cast<int>(std::min<long long>(f.total + plan.at("cases").get<long long>(), 1'000'000'000));
-      continue;
+      return true;
     }
     if (!j.contains("ok") || !j.at("ok").is_boolean()) return bad("result without a true/false 'ok'");
     if (j.contains("exercise") && text_of(j, "exercise") != exercise)
@@ -103,30 +112,24 @@ CheckFile parse_check_results(std::string_view text, std::string_view exercise) 
       if (f.hint.empty() && j.contains("hint") && j.at("hint").is_string())
         f.hint = clip(j.at("hint").get<std::string>(), 400);
     }
-  }
+    return true;
+  });
   return f;
 }
 
 std::optional<std::map<std::string, std::string>> split_check_results(std::string_view text) {
   std::map<std::string, std::string> parts;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const auto newline = text.find('\n', pos);
-    const bool complete = newline != std::string_view::npos;
-    const auto line = text.substr(pos, complete ? newline - pos : std::string_view::npos);
-    pos = complete ? newline + 1 : text.size();
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    const auto j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      if (!complete) break;
-      return std::nullopt;
-    }
-    const json* named = j.contains("plan") && j.at("plan").is_object() ? &j.at("plan") : &j;
-    if (!named->contains("exercise") || !named->at("exercise").is_string()) return std::nullopt;
+  bool whole = true;
+  for_each_json_line(text, [&](int, std::string_view line, const json& j) {
+    const json* named = j.is_object() && j.contains("plan") && j.at("plan").is_object() ? &j.at("plan") : &j;
+    whole = j.is_object() && named->contains("exercise") && named->at("exercise").is_string();
+    if (!whole) return false;
     auto& part = parts[named->at("exercise").get<std::string>()];
     part.append(line);
     part.push_back('\n');
-  }
+    return true;
+  });
+  if (!whole) return std::nullopt;
   return parts;
 }
 

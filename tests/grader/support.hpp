@@ -45,6 +45,20 @@ inline std::string read_text(const fs::path& file) {
   return text.str();
 }
 
+// The `command` lines (check or time) of a fake lab call log (FAKE_LAB_CALL_LOG), each as "COMMAND EXERCISES IMPL", in
+// the order they were logged.
+inline std::vector<std::string> lab_calls(const fs::path& log, const std::string& command) {
+  std::vector<std::string> calls;
+  std::istringstream text(read_text(log));
+  for (std::string line; std::getline(text, line);) {
+    std::istringstream fields(line);
+    std::string program, logged, exercises, impl;
+    fields >> program >> logged >> exercises >> impl;
+    if (logged == command) calls.push_back(command + " " + exercises + " " + impl);
+  }
+  return calls;
+}
+
 inline void write_text(const fs::path& file, const std::string& text) {
   fs::create_directories(file.parent_path());
   std::ofstream(file, std::ios::binary) << text;

@@ -4,7 +4,6 @@
 // those after, all of a run whose results cannot be split) is checked on its own, and that run decides.
 
 #include <algorithm>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -16,23 +15,14 @@
 
 using Catch::Matchers::ContainsSubstring;
 using grader_test::exercise;
-using grader_test::read_text;
 using grader_test::run_grade;
 using grader_test::TempDir;
 
 namespace {
 
-// The `check` lines of a fake lab call log, each as "check EXERCISES IMPL": the first, then the others sorted (runs
-// made at once log in any order).
+// The `check` lines of the call log: the first, then the others sorted (runs made at once log in any order).
 std::vector<std::string> check_calls(const std::filesystem::path& log) {
-  std::vector<std::string> calls;
-  std::istringstream text(read_text(log));
-  for (std::string line; std::getline(text, line);) {
-    std::istringstream fields(line);
-    std::string program, command, exercises, impl;
-    fields >> program >> command >> exercises >> impl;
-    if (command == "check") calls.push_back("check " + exercises + " " + impl);
-  }
+  auto calls = grader_test::lab_calls(log, "check");
   if (!calls.empty()) std::sort(calls.begin() + 1, calls.end());
   return calls;
 }

@@ -3,7 +3,6 @@
 // alone; one that the lab-wide run did not time well (wrong, after a wrong one, in a run that hung, or with a result
 // that contradicts the plan) is timed on its own, and that run decides.
 
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,24 +13,12 @@
 
 using Catch::Matchers::ContainsSubstring;
 using grader_test::exercise;
-using grader_test::read_text;
 using grader_test::run_grade;
 using grader_test::TempDir;
 
 namespace {
 
-// The `time` lines of a fake lab call log, each as "time EXERCISES IMPL", in order.
-std::vector<std::string> time_calls(const std::filesystem::path& log) {
-  std::vector<std::string> calls;
-  std::istringstream text(read_text(log));
-  for (std::string line; std::getline(text, line);) {
-    std::istringstream fields(line);
-    std::string program, command, exercises, impl;
-    fields >> program >> command >> exercises >> impl;
-    if (command == "time") calls.push_back("time " + exercises + " " + impl);
-  }
-  return calls;
-}
+std::vector<std::string> time_calls(const std::filesystem::path& log) { return grader_test::lab_calls(log, "time"); }
 
 }  // namespace
 
