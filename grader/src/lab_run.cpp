@@ -40,12 +40,14 @@ class ExerciseGrader {
       : ctx_(lab, manifest, options, check_timeout_s, time_timeout_s),
         given_seeds_(options.seeds.empty() ? std::vector<std::uint64_t>{} : parse_seeds(options.seeds)) {}
 
-  /// The check runs of every exercise of `specs` (what they are for kept for finish_checks()), to be run at once, with
-  /// other labs' checks too (grade_labs()): none is timed, and each is a process of its own with its own GPU context.
-  /// Two or more exercises are checked by one run (`labN check --exercise a,b,c`, every exercise at the same fresh
-  /// seeds): a host makes CUDA contexts one at a time (about five a second, experiments/context_contention), and a
-  /// check per exercise, each a referee and a runner, made some 60 of a student's; on a host of several GPUs every
-  /// worker waits for them. finish_checks() takes from it only what each exercise's own run would have said.
+  /// The lab's check run of every exercise of `specs` (what they are for kept for finish_checks()), to be run at once
+  /// with other labs' check runs (grade_labs()), none timed: one run for all (`labN check --exercise a,b,c`, every
+  /// exercise at the same fresh seeds), because a host makes CUDA contexts one at a time (about five a second,
+  /// experiments/context_contention) and a check per exercise, each a referee and a runner, made some 60 of a
+  /// student's; on a host of several GPUs every worker waits for them. finish_checks() takes from it only what each
+  /// exercise's own run would have said. Its limit is the lab's check limit, each exercise's own: a lab's checks take
+  /// seconds where the limits are minutes, and a run that reaches it costs its unfinished exercises a run each, not
+  /// points.
   std::optional<ProcessOptions> plan_checks(const std::vector<const ExerciseSpec*>& specs) {
     specs_ = specs;
     xs_.clear();
