@@ -333,6 +333,11 @@ per=${SCALING_STUDENTS:-3}
 step "scaling: $per students a GPU, each handing in every lab's reference, on 1 and ${SCALING_GPUS:-$all_gpus} GPU(s)"
 nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv,noheader | tee "$out/scaling-gpus.txt"
 nvidia-smi topo -m >>"$out/scaling-gpus.txt" 2>&1
+# The host's cores and hardware threads: which CPUs grade_batch's workers may share a core through (placement.hpp).
+{
+  lscpu | grep -E '^(Model name|Socket|Core|Thread|CPU\(s\)|NUMA)'
+  echo "cpu0 siblings: $(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null)"
+} >>"$out/scaling-gpus.txt" 2>&1
 for g in 1 ${SCALING_GPUS:-$all_gpus}; do
   [ "$g" -le "$all_gpus" ] || { echo "only $all_gpus GPU(s): no run on $g"; continue; }
   [ "$g" -eq 1 ] && [ -f "$out/scaling-g1.txt" ] && continue
