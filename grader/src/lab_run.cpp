@@ -43,11 +43,11 @@ class ExerciseGrader {
   /// The lab's check run of every exercise of `specs` (what they are for kept for finish_checks()), to be run at once
   /// with other labs' check runs (grade_labs()), none timed: one run for all (`labN check --exercise a,b,c`, every
   /// exercise at the same fresh seeds), because a host makes CUDA contexts one at a time (about five a second,
-  /// experiments/context_contention) and a check per exercise, each a referee and a runner, made some 60 of a
-  /// student's; on a host of several GPUs every worker waits for them. finish_checks() takes from it only what each
-  /// exercise's own run would have said. Its limit is the lab's check limit, each exercise's own: a lab's checks take
-  /// seconds where the limits are minutes, and a run that reaches it costs its unfinished exercises a run each, not
-  /// points.
+  /// experiments/context_contention) and a check per exercise (27 a student of the eight labs) made two or more
+  /// each, a referee and a runner; on a host of several GPUs every worker waits for them. finish_checks() takes from
+  /// it only what each exercise's own run would have said. Its limit is the lab's check limit, each exercise's own: a
+  /// lab's checks take seconds where the limits are minutes, and a run that reaches it costs its unfinished exercises
+  /// a run each, not points.
   std::optional<ProcessOptions> plan_checks(const std::vector<const ExerciseSpec*>& specs) {
     specs_ = specs;
     xs_.clear();

@@ -48,8 +48,12 @@ TEST_CASE("a lab's exercises are checked in one run, and each is graded as if ch
     const auto& y = exercise(alone.results, name);
     for (const char* key : {"status", "tests_passed", "tests_total", "correctness_points", "seeds", "hint"})
       CHECK(x.at(key) == y.at(key));
-    // The message past the timing, which the two runs measure apart.
-    CHECK(x.at("message").get<std::string>().substr(0, 20) == y.at("message").get<std::string>().substr(0, 20));
+    // A passing exercise's message ends in its timing, which the two runs measure apart: its tests part must match.
+    const auto message = [&](const nlohmann::json& r) {
+      const auto text = r.at("message").get<std::string>();
+      return r.at("status") == "ok" ? text.substr(0, text.find(';')) : text;
+    };
+    CHECK(message(x) == message(y));
     CHECK(x.at("check_s").get<double>() > 0);
   }
   CHECK(exercise(together.results, "gemm").at("status") == (mode == "wrong:gemm" ? "wrong" : "ok"));

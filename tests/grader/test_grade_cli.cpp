@@ -464,7 +464,7 @@ std::vector<std::string> two_fake_labs(const TempDir& dir) {
 
 }  // namespace
 
-TEST_CASE("the labs' checks run at once, a crowded-out one runs again alone, and every check ends before the first "
+TEST_CASE("the labs' checks run at once, a crowded-out one runs again alone, and a lab's checks end before its first "
           "timed run",
           "[grader][e2e]") {
   const TempDir dir;
@@ -479,8 +479,10 @@ TEST_CASE("the labs' checks run at once, a crowded-out one runs again alone, and
                               {"FAKE_LAB_CROWD_DIR", crowd.string()}});
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.process.exit_code == 0);
-  for (const auto& lab : run.results.at("runs").at(0).at("labs"))
+  for (const auto& lab : run.results.at("runs").at(0).at("labs")) {
+    CHECK(lab.at("score") == lab.at("max_score"));  // 20/20 each
     for (const auto& x : lab.at("exercises")) CHECK(x.at("status") == "ok");
+  }
 
   std::vector<std::string> calls;
   std::istringstream lines(grader_test::read_text(log));

@@ -66,7 +66,7 @@ struct ExerciseResult {
   double correctness_max = 0;
   double performance_max = 0;
   double wall_s = 0;  ///< seconds the lab binary ran for this exercise (check and time): what a grading job costs
-  double check_s = 0;  ///< of which `check` (its share of the lab's one check run, then its own runs)
+  double check_s = 0;  ///< of which the `check` run that decided it (its share of the lab's one run, or its own)
   double time_s = 0;   ///< of which `time`
   std::vector<std::uint64_t> seeds;         ///< the seeds `check` ran with (to reproduce: `grade --seeds`)
   std::optional<std::uint64_t> timed_seed;  ///< the seed `time` ran with, if it ran (`grade --timed-seed`)
