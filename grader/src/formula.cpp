@@ -37,6 +37,10 @@ namespace grader {
 //   either way, when f's standard deviation is above kUngradableSd (after the grader has sampled longer).
 //
 //   Performance points = performance_points * f.
+//   The host clock's charge (Score::host_charge, reported beside f, never added to it): graded by time, with e_s and
+//   e_r the student's and the reference's own CUDA event medians, f less f(t'_s) where t'_s = e_s * t_r / e_r, the
+//   student's time had its runner's overhead over its events been the reference's. The grader times a run again
+//   where it is beyond kHostChargeTolerance (grader/src/timed_runs.cpp).
 //   f's resolution: with e_s, e_r and e_b the standard errors of ln t_s, ln t_r and ln t_b (median_log_error()),
 //   L = ln(t_b / full) and f's derivatives, sd(f)^2 = e_s^2 / L^2 + ((ln(t_s / full) e_b)^2 + (ln(t_b / t_s) e_r)^2)
 //   / L^4: how far the noise of this run could move f. It is reported beside f, never subtracted from it.
@@ -73,7 +77,10 @@ void score_by_time(const ScoreInputs& in, double ts, double full, double tb, Sco
     return;
   }
   const double scale = std::log(tb / full), raw = std::log(tb / ts) / scale;
-  s.perf_fraction = ts <= full ? 1.0 : std::clamp(raw, 0.0, 1.0);
+  const auto fraction = [&](double t) { return t <= full ? 1.0 : std::clamp(std::log(tb / t) / scale, 0.0, 1.0); };
+  s.perf_fraction = fraction(ts);
+  if (in.student_event_ms > 0 && in.reference_event_ms > 0)
+    s.host_charge = s.perf_fraction - fraction(in.student_event_ms * in.reference_ms / in.reference_event_ms);
   const double es = in.student_log_error, er = in.reference_log_error, eb = in.baseline_log_error;
   const double above = std::log(ts / full), below = std::log(tb / ts);
   s.perf_fraction_sd = clamped_sd(
@@ -102,7 +109,7 @@ Score score_exercise(const ScoreInputs& in) {
       s.ungraded = fmt::format("the performance fraction came out {:.2f} +- {:.2f}: this run's noise would decide the "
                                "points, so this machine cannot grade this exercise's performance",
                                s.perf_fraction, s.perf_fraction_sd);
-    if (!s.ungraded.empty()) s.perf_fraction = 0;
+    if (!s.ungraded.empty()) s.perf_fraction = s.host_charge = 0;
   }
   s.performance = in.performance_points * s.perf_fraction;
   s.total = s.correctness + s.performance;

@@ -101,9 +101,10 @@ json to_json(const ExerciseResult& x) {
             {"perf_fraction", x.score.perf_fraction},
             {"perf_fraction_sd", x.score.perf_fraction_sd},  // how far this run's noise could move it
             {"window", x.score.window},                      // t_b / t_r of this run: the scale's width
+            {"host_charge", x.score.host_charge},  // how far the referee's clock, not the events, moved f
             // Why this run could not grade performance (status invalid-run), or null: formula.cpp.
             {"performance_ungraded", x.score.ungraded.empty() ? json(nullptr) : json(x.score.ungraded)},
-            {"timed_runs", x.timed_runs},  // more than 1 where the grader sampled longer to resolve f
+            {"timed_runs", x.timed_runs},  // more than 1 where the grader timed again (f unresolved or charged)
             {"tests_passed", x.tests_passed},
             {"tests_total", x.tests_total},
             {"wall_s", x.wall_s},

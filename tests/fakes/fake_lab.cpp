@@ -34,6 +34,10 @@
 //   FAKE_LAB_STUDENT_MS comma-separated student medians (ms); with FAKE_LAB_COUNTER_FILE set, the n-th `time` run of
 //                       the student takes the n-th value (cycling), so repeats can differ on purpose.
 //
+//   FAKE_LAB_STUDENT_EVENT_MS  the student's own CUDA event medians, indexed as FAKE_LAB_STUDENT_MS (default: the
+//                       graded median); below it, the referee's clock set the student's time.
+//   FAKE_LAB_REFERENCE_CLOCK_OVER_EVENTS  the reference's graded median over its events' (default 1): above 1, the
+//                       referee's clock set the reference's time (a disturbed course runner).
 //   FAKE_LAB_NOISE_PCT  every runner's noise a sample (default 0.3); each reports 12 samples, or --min-samples
 //                       when more are asked for. Metrics: overlap_student and overlap_reference as lab 07's, with
 //                       metric_errors from that noise.
@@ -339,17 +343,19 @@ int run_check(const std::vector<const Exercise*>& exs, const std::string& impl, 
   return failed == 0 && !forged ? 0 : 112;
 }
 
-// The student's median for this run: FAKE_LAB_STUDENT_MS, indexed by a counter file when one is given.
-double student_ms(const Exercise& ex, const std::string& mode) {
-  if (mode == "slow_student") return ex.baseline_ms;
+// The student's graded median and its own CUDA events' median for this run: FAKE_LAB_STUDENT_MS and
+// FAKE_LAB_STUDENT_EVENT_MS (default: the graded median), indexed by a counter file when one is given.
+std::pair<double, double> student_ms(const Exercise& ex, const std::string& mode) {
+  if (mode == "slow_student") return {ex.baseline_ms, ex.baseline_ms};
   const auto values = split(env("FAKE_LAB_STUDENT_MS"), ',');
-  if (values.empty()) return 1.02 * ex.reference_ms;
+  const auto events = split(env("FAKE_LAB_STUDENT_EVENT_MS"), ',');
   std::size_t n = 0;
   if (const std::string counter = env("FAKE_LAB_COUNTER_FILE"); !counter.empty()) {
     std::ifstream(counter) >> n;
     std::ofstream(counter, std::ios::trunc) << n + 1;
   }
-  return std::stod(values[n % values.size()]);
+  const double ms = values.empty() ? 1.02 * ex.reference_ms : std::stod(values[n % values.size()]);
+  return {ms, events.empty() ? ms : std::stod(events[n % events.size()])};
 }
 
 // `time --min-samples`: how many samples each runner reports (at least 12, the fake's usual count).
@@ -364,6 +370,15 @@ double noise_pct() {
 json runner(double ms, double work) {
   return {{"median_ms", ms},  {"min_ms", ms * 0.99}, {"max_ms", ms * 1.02},
           {"noise_pct", noise_pct()}, {"samples", min_samples}, {"rate", work / (ms * 1e-3) / 1e9}};
+}
+
+// A runner of its own process (student, reference, baseline): its CUDA events' median beside the graded one, which
+// the referee's clock bounds (`event_ms` below `ms`: the clock, not the events, set the time).
+json runner(double ms, double event_ms, double work) {
+  json r = runner(ms, work);
+  r["event_median_ms"] = event_ms;
+  r["host_gap_ms"] = 0.02 + (ms - event_ms);
+  return r;
 }
 
 // `time --salt-seed`, as given (empty: the fake draws one, as a lab binary does, and reports it).
@@ -390,17 +405,19 @@ int run_time(const Exercise& ex, const std::string& impl, std::ostream& out, con
     return 112;
   }
   // The implementation in the student slot (student, or stub under the self-check) follows FAKE_LAB_MODE.
-  const double ms = impl == "reference" ? ex.reference_ms : student_ms(ex, mode);
+  const auto [ms, event_ms] = impl == "reference" ? std::pair{ex.reference_ms, ex.reference_ms} : student_ms(ex, mode);
   const std::string slowdown = env("FAKE_LAB_REFERENCE_SLOWDOWN");
   const double reference_ms =
       ex.reference_ms * (mode_for(ex.name) == "slow_reference" ? (slowdown.empty() ? 5.0 : std::stod(slowdown)) : 1.0);
+  const std::string reference_overhead = env("FAKE_LAB_REFERENCE_CLOCK_OVER_EVENTS");
+  const double reference_event_ms = reference_ms / (reference_overhead.empty() ? 1.0 : std::stod(reference_overhead));
   json ceiling = runner(ex.ceiling_ms, ex.work);
   ceiling["what"] = ex.ceiling_what;
   j["correct"] = true;
   j["message"] = "";
-  j["runners"] = {{"student", runner(ms, ex.work)},
-                  {"reference", runner(reference_ms, ex.work)},
-                  {"baseline", runner(ex.baseline_ms, ex.work)},
+  j["runners"] = {{"student", runner(ms, event_ms, ex.work)},
+                  {"reference", runner(reference_ms, reference_event_ms, ex.work)},
+                  {"baseline", runner(ex.baseline_ms, ex.baseline_ms, ex.work)},
                   {"ceiling", ceiling},
                   {"library", runner(ex.reference_ms / 2, ex.work)}};  // a peer, as lab 04's cub
   if (student_only) {  // as labN time --student-only: the reference and the baseline are not run

@@ -281,3 +281,50 @@ TEST_CASE("f's resolution: the spread the medians' errors give it, and the windo
   // No errors given (an older lab binary reports no samples): exact.
   CHECK(score_exercise(passing(2.0)).perf_fraction_sd == 0);
 }
+
+TEST_CASE("the host clock's charge is how far f moved from the student's own events, either way",
+          "[grader][formula]") {
+  // The fake scale: reference 1 ms, baseline 10 ms, full marks at 1.1 ms. The student's clock says 3.3 ms.
+  const auto f = [](double t) { return std::log(10 / t) / std::log(10 / 1.1); };
+  auto in = passing(3.3);
+  // No event times reported (an older lab binary): nothing to compare.
+  CHECK(score_exercise(in).host_charge == 0);
+
+  SECTION("the student's runner charged: its events say 2 ms, the reference's clock and events agree") {
+    in.student_event_ms = 2.0;
+    in.reference_event_ms = 1.0;
+    const auto s = score_exercise(in);
+    CHECK_THAT(s.perf_fraction, WithinAbs(f(3.3), 1e-12));  // the clock's time still grades
+    CHECK_THAT(s.host_charge, WithinAbs(f(3.3) - f(2.0), 1e-12));
+    CHECK(s.host_charge < -grader::kHostChargeTolerance);
+  }
+  SECTION("the reference's runner charged: its clock 1.2x its events, the student's agree") {
+    in.student_event_ms = 3.3;
+    in.reference_event_ms = 1.0 / 1.2;
+    const auto s = score_exercise(in);
+    CHECK_THAT(s.host_charge, WithinAbs(f(3.3) - f(3.3 * 1.2), 1e-12));
+    CHECK(s.host_charge > grader::kHostChargeTolerance);
+  }
+  SECTION("both charged alike: the common overhead moves nothing") {
+    in.student_event_ms = 3.3 / 1.1;
+    in.reference_event_ms = 1.0 / 1.1;
+    CHECK_THAT(score_exercise(in).host_charge, WithinAbs(0, 1e-12));
+  }
+  SECTION("within full marks either way: f is 1 by both clocks") {
+    in.student_ms = 1.08;
+    in.student_event_ms = 0.9;
+    in.reference_event_ms = 1.0;
+    CHECK(score_exercise(in).host_charge == 0);
+  }
+  SECTION("graded by a metric, or not graded: no charge") {
+    in.student_event_ms = 2.0;
+    in.reference_event_ms = 1.0;
+    auto by_metric = in;
+    by_metric.metric = grader::MetricInputs{"overlap", 0.5, 0.9, 0.01, 0.01, 0.8};
+    CHECK(score_exercise(by_metric).host_charge == 0);
+    auto narrow = in;
+    narrow.baseline_ms = 1.15;  // under kNarrowestScale x full: ungraded
+    narrow.student_ms = 1.12;
+    CHECK(score_exercise(narrow).host_charge == 0);
+  }
+}

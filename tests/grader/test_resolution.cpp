@@ -101,3 +101,73 @@ TEST_CASE("an exercise graded by a metric earns its share of the reference's val
   CHECK_THAT(copy.at("message").get<std::string>(), ContainsSubstring("overlap 0.49 against the reference's 0.99"));
   CHECK(copy.at("metric_errors").at("overlap_student").get<double>() > 0);
 }
+
+TEST_CASE("a timed run whose grade the referee's clock moved is timed again, and a run where it did not grades",
+          "[grader][e2e][resolution]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  // First run: the clock says 3.3 ms where the student's own events say 2.0 (a disturbed runner); the second agrees.
+  const auto run = run_grade(dir, {"lab1", "--exercise", "copy"},
+                             {{"FAKE_LAB_CALL_LOG", log.string()},
+                              {"FAKE_LAB_COUNTER_FILE", (dir.path / "counter").string()},
+                              {"FAKE_LAB_STUDENT_MS", "3.3,3.3"},
+                              {"FAKE_LAB_STUDENT_EVENT_MS", "2.0,3.3"}});
+  CAPTURE(run.process.out, run.process.err);
+  const auto calls = grader_test::read_text(log);
+  CAPTURE(calls);
+  CHECK(count(calls, " time copy student") == 2);
+  const auto& copy = exercise(run.results, "copy");
+  CAPTURE(copy.dump());
+  CHECK(copy.at("timed_runs") == 2);
+  CHECK(copy.at("host_charge") == 0);
+  CHECK_THAT(copy.at("perf_fraction").get<double>(), WithinAbs(std::log(10 / 3.3) / std::log(10 / 1.1), 1e-9));
+  CHECK_THAT(copy.at("message").get<std::string>(), !ContainsSubstring("referee's clock"));
+
+  SECTION("within full marks the charge moves nothing: timed once") {
+    const TempDir fast;
+    const auto fast_log = fast.path / "calls.log";
+    const auto once = run_grade(fast, {"lab1", "--exercise", "copy"},
+                                {{"FAKE_LAB_CALL_LOG", fast_log.string()},
+                                 {"FAKE_LAB_STUDENT_MS", "1.05"},
+                                 {"FAKE_LAB_STUDENT_EVENT_MS", "0.9"}});
+    CHECK(count(grader_test::read_text(fast_log), " time copy student") == 1);
+    CHECK(exercise(once.results, "copy").at("performance_points") == 6);
+  }
+}
+
+TEST_CASE("work hidden from the CUDA events is charged in every retime, and the message says what set the time",
+          "[grader][e2e][resolution]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  // Every run: events 1.0 ms (full marks by them), the referee's clock 3.3 ms.
+  const auto run = run_grade(dir, {"lab1", "--exercise", "copy"},
+                             {{"FAKE_LAB_CALL_LOG", log.string()},
+                              {"FAKE_LAB_STUDENT_MS", "3.3"},
+                              {"FAKE_LAB_STUDENT_EVENT_MS", "1.0"}});
+  CAPTURE(run.process.out, run.process.err);
+  CHECK(count(grader_test::read_text(log), " time copy student") == 3);  // the first and kResolveRetimes more
+  const auto& copy = exercise(run.results, "copy");
+  CAPTURE(copy.dump());
+  CHECK(copy.at("timed_runs") == 3);
+  CHECK(copy.at("status") == "ok");
+  const double f = std::log(10 / 3.3) / std::log(10 / 1.1);
+  CHECK_THAT(copy.at("perf_fraction").get<double>(), WithinAbs(f, 1e-9));  // the clock's time grades, not the events'
+  CHECK_THAT(copy.at("host_charge").get<double>(), WithinAbs(f - 1, 1e-9));
+  CHECK_THAT(copy.at("message").get<std::string>(),
+             ContainsSubstring("in the last of 3 timed runs the referee's clock, not the CUDA events, set the "
+                               "student's time (3.30x its events', the reference's 1.00x)"));
+
+  SECTION("a reference charged by its host in every run: timed again too, and said") {
+    const TempDir slow;
+    const auto slow_log = slow.path / "calls.log";
+    const auto charged = run_grade(slow, {"lab1", "--exercise", "copy"},
+                                   {{"FAKE_LAB_CALL_LOG", slow_log.string()},
+                                    {"FAKE_LAB_STUDENT_MS", "3.3"},
+                                    {"FAKE_LAB_REFERENCE_CLOCK_OVER_EVENTS", "1.2"}});
+    CHECK(count(grader_test::read_text(slow_log), " time copy student") == 3);
+    const auto& x = exercise(charged.results, "copy");
+    CAPTURE(x.dump());
+    CHECK(x.at("host_charge").get<double>() > 0.02);
+    CHECK_THAT(x.at("message").get<std::string>(), ContainsSubstring("the reference's 1.20x"));
+  }
+}

@@ -37,6 +37,9 @@ struct ScoreInputs {
   /// The robust spread of one sample (percent) of the reference's and the baseline's runs: whether this run's time
   /// scale is wide enough to grade on (0: not known, taken as quiet).
   double reference_noise_pct = 0, baseline_noise_pct = 0;
+  /// The student's and the reference's own CUDA event medians (0: not reported). Each median above is bounded by the
+  /// referee's clock (docs/protocol.md); these say how much of it was the runner's overhead, not the kernel.
+  double student_event_ms = 0, reference_event_ms = 0;
   /// Set where the manifest grades the exercise by a metric instead of the times.
   std::optional<MetricInputs> metric{};
 };
@@ -54,6 +57,10 @@ struct Score {
   /// Why this run cannot grade performance ("" when it can): its time scale is too narrow for its noise, or the
   /// reference reached too little of the graded metric. f is then 0 and the grader marks the run invalid.
   std::string ungraded{};
+  /// How much the referee's clock moved f: f less the f of a student time whose overhead over its own CUDA events is
+  /// the reference's (t_s's events times t_r / t_r's events). Negative where the student's runner was charged more
+  /// than the reference's, positive the other way round; 0 where graded by a metric, ungraded, or events are missing.
+  double host_charge = 0;
 };
 
 /// A performance fraction known to within this standard deviation counts as resolved by its run (issue: f to about
@@ -72,6 +79,12 @@ inline constexpr double kLeastReferenceMetric = 0.25;
 /// After sampling longer (kResolveRetimes), a performance fraction less sure than this is not graded: noise would
 /// decide the points.
 inline constexpr double kUngradableSd = 0.15;
+
+/// A timed run whose host clock moved f by more than this (Score::host_charge, either way) is timed again: the charge
+/// is meant for work a runner hides from its events, which it hides again in every run, while a fair runner's
+/// overhead grows with a disturbance of its host (another process on its core, a late wake-up), which a new run with
+/// new runner processes seldom meets again.
+inline constexpr double kHostChargeTolerance = 0.02;
 
 /// The grade formula. The one place points are computed; see formula.cpp for the exact rules.
 Score score_exercise(const ScoreInputs& in);
