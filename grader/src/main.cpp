@@ -374,7 +374,22 @@ void report_repeats(int repeats, Report& report) {
                        {"max_score", s.max_score}, {"percent", s.percent}});
   }
   fmt::print("largest repeat spread: {:.1f}% of max score over {} repeats\n\n", largest, repeats);
-  report.repeat_spread = {{"largest_percent", largest}, {"labs", std::move(spreads)}};
+  // Each exercise's f (the repeatability benchmark's number): its range over the repeats that graded performance.
+  nlohmann::json fractions = nlohmann::json::array();
+  for (const auto& s : fraction_spreads(report.runs)) {
+    const auto range = s.graded > 0 ? fmt::format("f {:.3f} to {:.3f} (spread {:.3f})", s.lowest, s.highest,
+                                                  s.highest - s.lowest)
+                                    : std::string("f not graded");
+    fmt::print("repeat f lab{} {} ({}): {} over {} graded repeats{}\n", s.lab, s.exercise, s.impl, range, s.graded,
+               s.other > 0 ? fmt::format(", {} not graded", s.other) : "");
+    fractions.push_back({{"lab", s.lab}, {"exercise", s.exercise}, {"impl", s.impl},
+                         {"lowest", s.graded > 0 ? nlohmann::json(s.lowest) : nlohmann::json(nullptr)},
+                         {"highest", s.graded > 0 ? nlohmann::json(s.highest) : nlohmann::json(nullptr)},
+                         {"graded", s.graded}, {"not_graded", s.other}});
+  }
+  fmt::print("\n");
+  report.repeat_spread = {{"largest_percent", largest}, {"labs", std::move(spreads)},
+                          {"exercises", std::move(fractions)}};
 }
 
 // `--self-check`: every verdict, then each lab's and the whole check's PASS or FAIL, kept in the report. True when

@@ -395,6 +395,27 @@ TEST_CASE("the --repeat option grades N times and reports the spread between rep
   CHECK_THAT(run.process.out, ContainsSubstring("(impl: student, repeat 2 of 2)"));
   CHECK_THAT(run.process.out, ContainsSubstring("repeat spread lab1 (student): 30.0% of max score"));
   CHECK_THAT(run.process.out, ContainsSubstring("largest repeat spread: 30.0% of max score over 2 repeats"));
+  // Each exercise's performance fraction over the repeats: 1 and the log midpoint, 0.5.
+  CHECK_THAT(run.process.out,
+             ContainsSubstring("repeat f lab1 copy (student): f 0.500 to 1.000 (spread 0.500) over 2 graded repeats\n"));
+  REQUIRE(j["repeat_spread"]["exercises"].size() == 1);
+  const auto& copy = j["repeat_spread"]["exercises"][0];
+  CHECK(copy["exercise"] == "copy");
+  CHECK_THAT(number(copy["lowest"]), WithinAbs(0.5, 1e-6));
+  CHECK(copy["highest"] == 1.0);
+  CHECK(copy["graded"] == 2);
+  CHECK(copy["not_graded"] == 0);
+
+  SECTION("a repeat whose performance was not graded is counted apart, its f left out") {
+    const TempDir noisy;
+    // 50% noise a sample: every run invalid-run (too narrow a scale for its noise), f 0 but not a grade.
+    const auto ungraded = run_grade(noisy, {"lab1", "--exercise", "copy", "--repeat", "2"},
+                                    {{"FAKE_LAB_NOISE_PCT", "50"}});
+    CAPTURE(ungraded.process.out);
+    CHECK_THAT(ungraded.process.out,
+               ContainsSubstring("repeat f lab1 copy (student): f not graded over 0 graded repeats, 2 not graded"));
+    CHECK(ungraded.results["repeat_spread"]["exercises"][0]["lowest"].is_null());
+  }
 }
 
 TEST_CASE("without --commit the results record git's commit or unknown", "[grader][e2e]") {
