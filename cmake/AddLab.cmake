@@ -10,6 +10,8 @@
 #                     the referee's side only (support/ and the lab binary), never for a runner
 #     stub.cu         the shipped stub   -> "stub" (what the self-check grades as the student), and "baseline"
 #                     unless the lab has a baseline.cu
+#                                      solutions/NN_name/middle.cu   optional -> "middle" (labN-fixtures), halfway
+#                     between the baseline and the reference: the repeatability benchmark's known middle
 #     student.cu      the student's copy -> "student"; made from stub.cu at the first configure (delete it to start
 #                     over); LABN_STUDENT_SOURCE points elsewhere to grade a submission
 #                                      solutions/NN_name/baseline.cu   optional -> "baseline", the zero of the grading
@@ -93,6 +95,13 @@ function(add_lab dir)
   add_custom_target(${fixtures})
   # The shipped stub as an implementation of its own, for the self-check (instructors' business, like the fixtures).
   _lab_implementation(${fixtures} ${dir} ${sources} stub ${dir}/stub.cu)
+  # The known-middle fixture, solutions/NN_name/middle.cu: right, and about halfway between the baseline and the
+  # reference on every exercise with performance points, so that the repeatability benchmark (scripts/gpu-check.sh
+  # repeatability) sees how much a grade in the middle of its scale moves from run to run and machine to machine.
+  file(GLOB middle_source CONFIGURE_DEPENDS ${solutions}/middle.cu)
+  if(middle_source)
+    _lab_implementation(${fixtures} ${dir} ${sources} middle ${middle_source})
+  endif()
   foreach(source IN LISTS wrong_sources)
     get_filename_component(bug ${source} NAME_WE)
     _lab_implementation(${fixtures} ${dir} ${sources} wrong_${bug} ${source})
@@ -140,6 +149,10 @@ function(add_lab dir)
   set(gpu_tests ${lab}.reference ${lab}.baseline)
   add_test(NAME ${lab}.reference COMMAND ${lab} check --impl reference)
   add_test(NAME ${lab}.baseline COMMAND ${lab} check --impl baseline)  # always right: it is timed in every grade
+  if(middle_source)  # right, or its grades say nothing about the middle of the scale
+    add_test(NAME ${lab}.middle COMMAND ${lab} check --impl middle)
+    list(APPEND gpu_tests ${lab}.middle)
+  endif()
   foreach(i RANGE ${last})
     string(JSON exercise GET "${manifest}" exercises ${i} name)
     string(JSON stub GET "${manifest}" exercises ${i} stub)

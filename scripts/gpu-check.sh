@@ -19,7 +19,9 @@
 # starts it again: class-resume.txt), `scaling` (the same class on one GPU and on every GPU of the host, or
 # SCALING_GPUS, sanitized, SCALING_STUDENTS a GPU: scaling.txt with the rates, the scaling, each GPU's share and every
 # lab's largest reference-as-student ratio; scaling-gN.txt and .json; scaling-phases.txt, where a student's seconds
-# went on each GPU count), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own,
+# went on each GPU count), `repeatability` (every lab's baseline, reference and known-middle fixture graded as the
+# student REPEAT_BASELINE, REPEAT_REFERENCE and REPEAT_MIDDLE times, default 10, 10, 5: each exercise's performance
+# fraction over the repeats in repeatability.txt, the grades in repeatability-IMPL.json), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own,
 # built with nvcc and run: NAME.json; then its profile.sh, if it has one: NAME.sass and the like), or `all`
 # (default). Every phase after `tests` uses the build directory that `tests` left, or makes one.
 # The phases exist because one command on the lent GPU machine may run 10 minutes at most, and the machine stays
@@ -159,6 +161,18 @@ if runs repeat && builds 01_coalescing; then
 step "lab 1 graded twice in a row: the points must agree within 1%"
 (cd "$build" && ./grade lab1 --repeat 2 --commit "$commit" --output "$out/repeat-lab1.json") \
   | tee "$out/repeat-lab1.txt" || status=1
+fi
+
+if runs repeatability; then
+step "repeatability: baseline, reference and known middle graded as the student, each exercise's f over the repeats"
+# Goals (issue 28): the baseline's f at most 0.05 every time, the reference's 1 every time, the middle's spread at
+# most 0.10 (and two GPU kinds within 0.10 of each other). Not sanitized: the timed runs are what repeats or not.
+for plan in baseline:"${REPEAT_BASELINE:-10}" reference:"${REPEAT_REFERENCE:-10}" middle:"${REPEAT_MIDDLE:-5}"; do
+  impl=${plan%%:*}
+  (cd "$build" && ./grade $labs --impl "$impl" --repeat "${plan##*:}" --commit "$commit" \
+     --output "$out/repeatability-$impl.json") >"$out/repeatability-$impl.txt" 2>&1 || status=1
+  grep -E "^repeat f " "$out/repeatability-$impl.txt" | tee -a "$out/repeatability.txt"
+done
 fi
 
 if runs counters && builds 06_bank_conflicts; then
