@@ -1,29 +1,22 @@
-// Lab 01: memory coalescing -- the known-middle fixture: correct on every tested shape, and about halfway (on the
-// grade's log scale) between the stub (the baseline) and the reference on every exercise, so a repeatability
-// benchmark can see how much a grade in the middle of its scale moves between runs.
+// Lab 01: memory coalescing -- the known-middle fixture: a correct implementation about halfway, on the grade's
+// scale, between the baseline (the stub) and the reference of every exercise with performance points, so that the
+// repeatability benchmark sees how much a grade in the middle of its scale moves between runs. Each exercise takes
+// the lesson's technique part of the way (no sleeps or spins). Halfway on the log scale is t = sqrt(1.1 t_r t_b).
 //
-// How it gets there: the lesson's technique, half applied. Adjacent lanes touch words `passes` apart (the README's
-// "Try it": a strided access in `passes` passes, pass j handling elements j, j + passes, j + 2 * passes, ...), one
-// launch per pass on the same stream. Inside a pass everything else is the reference's habit (a block per 256
-// elements or a grid of 8 blocks per SM, registers, one atomic per block). The arrays (1 to 2 GiB) are far larger
-// than the 50 MB L2, so the words a pass skips have left the cache before the next pass wants them: every pass moves
-// the sectors it touches from DRAM again. So the time is about `passes` times a coalesced run's, on any GPU whose
-// speed here is set by DRAM, the H100 and the H200 alike; the grade f = ln(t_b / t) / ln(t_b / 1.1 t_r) stays near
-// the middle on both. Times below: medians of 21 and 31 interleaved samples in two runs, L2 flushed before each, at
-// the timed shapes, on an H100 SXM (a stand-alone bench linking this file, stub.cu and solution.cu; not the grader).
-//   - scale, 4 passes: a warp's load spans 512 bytes, 16 sectors, 2 words of each used. About 4.2 ms on an H100
-//     (measured 4.21 ms; the reference 0.71, the stub 21.9 in the same run): f = 0.50. Each pass cost 1.05 ms, more
-//     than the reference's whole run, where the sector arithmetic says 0.71 (the partly written sectors of y are the
-//     likely extra cost; not established). 2, 6 and 8 passes took 2.10, 6.31 and 8.43 ms.
-//   - dot, 2 passes: a warp's loads span 256 bytes, 8 sectors, half of each used; x and y come from DRAM twice,
-//     4 GiB instead of 2. About 1.4 ms on an H100 (measured 1.40 ms; the reference 0.71, the stub 3.09): f = 0.58
-//     (0.60 against the stub's 3.30 ms that the fixture's brief quotes). The same kernel in 1 pass took 0.74 ms, so
-//     the stride is the whole cost; 3 passes took 2.14 ms (f = 0.27), further from the middle.
+// How: adjacent lanes touch words `passes` apart (the README's "Try it": pass j handles elements j, j + passes,
+// j + 2 * passes, ...), one launch per pass on the same stream; inside a pass everything else is the reference's habit
+// (a block per 256 elements or a grid of 8 blocks per SM, registers, one atomic per block). The arrays (1 to 2 GiB)
+// are far larger than the 50 MB L2, so the words a pass skips have left the cache before the next pass wants them:
+// every pass moves the sectors it touches from DRAM again, and the time is about `passes` times a coalesced run's.
+//   - scale, 4 passes: a warp's load spans 512 bytes, 16 sectors, 2 words of each used. The stub takes about 30
+//     times the reference's time, so halfway is about 5.8 times; 4 passes, each a little slower than a coalesced run
+//     (likely the partly written sectors of y), come to about that (results/2026-11-26-h100-44b7ea4: f 0.49).
+//   - dot, 2 passes: a warp's loads span 256 bytes, 8 sectors, half of each used; x and y come from DRAM twice. The
+//     stub takes about 4.5 times the reference's time, halfway is about 2.2 times, and 2 passes take 2 times
+//     (results/2026-11-26-h100-44b7ea4: f 0.59).
 //   - column_sums, 2 passes: threadIdx.x walks the columns, but 2 apart (pass j sums columns j, j + 2, ...), so a
-//     warp reads 256 bytes of a row and uses half; the 1 GiB matrix comes from DRAM twice. About 0.71 ms on an H100
-//     (measured 0.708 ms; the reference 0.365, the stub 1.36 and 1.42): f = 0.54 and 0.55 (0.57 against the
-//     stub's 1.52 ms that the brief quotes; the stub's time moves most between runs).
-//     1 pass took 0.369 ms; 3 passes 1.09 ms (f = 0.18).
+//     warp reads 256 bytes of a row and uses half; the matrix comes from DRAM twice. The stub takes about 4 times the
+//     reference's time, halfway is about 2.1 times (results/2026-11-26-h100-44b7ea4: f 0.56 to 0.57).
 #include "coalescing.hpp"
 
 #include <harness/launcher.hpp>

@@ -1,32 +1,28 @@
-// Lab 02: warp divergence -- the known-middle fixture: correct everywhere, and about halfway (on the grade's log
-// scale) between the baseline (the stub) and the reference on every exercise worth performance points. The grading
-// benchmarks grade it repeatedly to see how much a grade in the middle of its scale moves, so each exercise applies
-// the lesson's technique only in part, a version a student could hand in on the way to the reference, never a sleep
-// or a spin. The target of each is sqrt(1.1 t_ref * t_stub), the time that earns half the performance points.
-// Times below are the expected medians at the timed shapes on an H100 (reference and stub measured there: branches
-// 0.340 and 0.650 ms, block_sums 1.142 and 3.034 ms, regroup 0.293 and 2.205 ms).
+// Lab 02: warp divergence -- the known-middle fixture: a correct implementation about halfway, on the grade's scale,
+// between the baseline (the stub) and the reference of every exercise with performance points, so that the
+// repeatability benchmark sees how much a grade in the middle of its scale moves between runs. Each exercise takes
+// the lesson's technique part of the way (no sleeps or spins). Halfway on the log scale is t = sqrt(1.1 t_r t_b).
 //
 // branches: half the warp pairs remapped. The 64-element chunks of even index get the reference's map (warp 2p the
 // 32 even elements, warp 2p+1 the 32 odd ones: one path per warp); those of odd index keep the stub's (thread i on
 // element i: every warp runs both paths). The kernel is compute-bound, so its time is the sum of the warps' FMA
-// chains: a remapped warp costs the reference's 1 unit, a divergent one the stub's 0.650 / 0.340 = 1.91 units, and
-// half of each gives 1.46 units: about 0.495 ms on an H100 (target 0.493 ms, grade f = 0.49).
+// chains: a remapped warp costs the reference's 1 unit, a divergent one the stub's 1.9, and half of each gives
+// 1.46 units, where halfway is sqrt(1.1 x 1.9) = 1.45 (results/2026-11-26-h100-44b7ea4: f 0.47 to 0.48).
 //
 // block_sums: the stub's interleaved tree with its test fixed in the later steps only. The first three steps (strides
 // 1, 2, 4: while the stride is below the block's warp count, a run-time bound like the stub's) keep the run-time
-// `tid % (2 * stride)`, an integer division routine in every lane; the last five test a mask. The sheet's
-// decomposition (experiments/lab02_block_sums, same for H100 and H200 within 1%) has the interleaved tree at 3.056 ms
-// with `%` in all 8 steps and 1.260 ms with a mask in all 8 (loop bound blockDim.x in both): about 0.22 ms per step
-// that divides, every step the same (all 256 lanes run it whatever the stride). Three steps: 1.26 + 3 x 0.22, about
-// 1.93 ms on an H100 (target 1.952 ms, f = 0.51; if part of the division hides behind the barriers, a little faster).
+// `tid % (2 * stride)`, an integer division routine in every lane; the last five test a mask. The division costs
+// about the same in every step (all 256 lanes run it whatever the stride: experiments/lab02_block_sums), and with a
+// mask in all 8 steps the tree takes about 1.1 times the reference's time against the stub's 2.7, so 3 dividing
+// steps of 8 give about 1.1 + 3/8 x 1.6 = 1.7 times, where halfway is sqrt(1.1 x 2.7) = 1.7
+// (results/2026-11-26-h100-44b7ea4: f 0.53 to 0.54).
 //
 // regroup: the reference's two passes with the append aggregated per warp, not per block: lane 0 of each warp with a
-// heavy lane reserves its warp's slots with one atomicAdd on the counter. That is the README's intermediate step: at
-// the timed 2^24 elements, 1 - (15/16)^32 = 87% of the 2^19 warps append, 4.6 x 10^5 atomics on one address, which
-// the L2 serializes at about 1.8 ns each (lab 04's warp_atomic: 2^23 on one address in 15 ms, on the H100 and the
-// H200 alike): about 0.82 ms for pass 1, against the reference's ~0.1 ms, then the same heavy pass (~0.15 ms) and
-// counter reset: about 1.0 ms on an H100 (target 0.844 ms, f = 0.40; the atomic rate is the uncertain term: at
-// 1.2 to 2.5 ns per atomic, 0.75 to 1.35 ms and f = 0.56 to 0.26).
+// heavy lane reserves its warp's slots with one atomicAdd on the counter (the README's intermediate step). At the
+// timed 2^24 elements, 1 - (15/16)^32 = 87% of the 2^19 warps append: 4.6 x 10^5 atomics on one address, which the
+// L2 serializes, on top of the reference's time. At lab 04's rate for one address (2^23 atomics in about 15 ms, 1.8 ns
+// each) that is about 0.8 ms, a little short of halfway (f about 0.4); here they cost less than that rate,
+// and it lands above the middle (results/2026-11-26-h100-44b7ea4: f 0.71 to 0.72).
 #include "divergence.hpp"
 
 #include <harness/launcher.hpp>

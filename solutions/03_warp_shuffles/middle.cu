@@ -1,35 +1,27 @@
-// Lab 03: warp shuffles -- the known-middle fixture (implementation "middle", built into lab3-fixtures): right on
-// every shape, and about halfway, on the grade's log scale, between the baseline (the shared-memory stub) and the
-// reference. The repeatability benchmark grades it again and again to see how much a grade in the middle of the
-// scale moves. It is the stub half converted to shuffles: the first step(s) of each warp loop still go through the
-// stub's shared-memory row with a __syncwarp around every store and load, the rest are the reference's shuffles;
-// block_sum keeps the stub's __syncthreads tree for its top level and lets one warp finish with shuffles.
-// Times are medians at the timed shape 16777216 x 256 x 64 on an H100, each variant timed against the reference and
-// the baseline in the same run (not yet on an H200: it has the same SM count and clock, and its reference and
-// baseline times in results/2026-11-23-h200-37f2feb are the H100's to within 1%, so the fractions should carry):
+// Lab 03: warp shuffles -- the known-middle fixture: a correct implementation about halfway, on the grade's scale,
+// between the baseline (the shared-memory stub) and the reference of every exercise with performance points, so that
+// the repeatability benchmark sees how much a grade in the middle of its scale moves between runs. Each exercise
+// takes the lesson's technique part of the way (no sleeps or spins): the stub half converted to shuffles, the first
+// step(s) of each warp loop still through the stub's shared-memory row with a __syncwarp around every store and load.
+// Shared accesses and shuffles go through the same MIO pipe, so the time grows with their count.
 //
 //   1. warp_sum: offset 16 through shared memory (a store, a __syncwarp, the step's load-add-store, a __syncwarp,
-//      a load back into the register), offsets 8, 4, 2, 1 by __shfl_down_sync. Per repetition that is 5 shared
-//      accesses and 4 shuffles where the stub has 17 accesses and the reference 5 shuffles; both pass through the
-//      same MIO pipe, and a fit to the two ends (0.16 ms + 0.12 ms per access or shuffle) predicts 0.16 + 9 x 0.12
-//      = 1.25 ms. Measured about 1.23 ms (reference 0.77, baseline 2.24): f = 0.6. (Two shared steps took 1.52 ms,
-//      f = 0.4.)
+//      a load back into the register), offsets 8, 4, 2, 1 by __shfl_down_sync: 5 shared accesses and 4 shuffles per
+//      repetition, 9 in all, where the stub has 17 accesses and the reference 5 shuffles; halfway on the log scale is
+//      sqrt(1.1 x 17 x 5) = 9.7 (results/2026-11-26-h100-44b7ea4: f 0.62).
 //   2. warp_allreduce: no butterfly; every warp reduces to lane 0 like warp_sum, with offsets 16 and 8 through
 //      shared memory, then broadcasts the total with one __shfl_sync (the reference's partial-warp path, used for
 //      full warps too); warp_broadcast is the reference's one __shfl_sync. The test kernel's own work per lane and
-//      repetition hides much of the shuffle unit's time here (the stub's shared-memory broadcast with the
-//      reference's all-reduce took 1.42 ms, f = 1.0, and one shared step 1.62 ms, f = 0.8), so it keeps two steps in
-//      shared memory: measured about 1.85 ms (reference 1.32, baseline 2.55), f = 0.57. (Three steps took 2.09 ms,
-//      f = 0.35.)
+//      repetition hides much of the shuffle unit's time here, which narrows the scale, so it keeps two steps in
+//      shared memory where warp_sum keeps one (results/2026-11-26-h100-44b7ea4: f 0.56 to 0.57).
 //   3. warp_scan: offset 1 through shared memory (the stub's Hillis-Steele step: a guarded load, a __syncwarp, the
-//      add and store, a __syncwarp), offsets 2, 4, 8, 16 by __shfl_up_sync: the same count as warp_sum's, 5 shared
-//      accesses and 4 shuffles. Measured about 1.23 ms (reference 0.72, baseline 2.25): f = 0.6.
+//      add and store, a __syncwarp), offsets 2, 4, 8, 16 by __shfl_up_sync: warp_sum's count, 5 shared accesses and
+//      4 shuffles (results/2026-11-26-h100-44b7ea4: f 0.58).
 //   4. block_sum: the stub's shared-memory tree, with a __syncthreads per level, until at most 128 partial sums are
 //      left (one level at 256 threads); then warp 0 adds the survivors, four per lane, and finishes with five
-//      shuffles. Three barriers per repetition where the stub has ten and the reference two, and the 128-wide tree
-//      level plus warp 0's serial tail on the critical path: measured 2.39 to 2.47 ms on two machines (reference
-//      1.27, baseline 4.98), f = 0.55 to 0.58. (Stopping the tree at 64 and 32 sums took 2.85 and 3.22 ms, f = 0.44
-//      and 0.34.)
+//      shuffles. Three barriers per repetition where the stub has ten and the reference two (by barriers alone,
+//      halfway is about 4.7), but the 128-wide tree level and warp 0's serial tail stay on the critical path
+//      (results/2026-11-26-h100-44b7ea4: f 0.58).
 //
 // The partial-warp rules are the reference's: every *_sync intrinsic and __syncwarp names exactly `mask`, a shared
 // step only reads a slot below `lanes` (written by a calling lane), and a shuffled-in value from a lane outside

@@ -1,34 +1,30 @@
-// Lab 04: the reduction staircase -- the known-middle fixture: correct at every size, and about halfway (on the
-// grade's log scale) between each stage's baseline and its reference, so that a grade in the middle of the scale can
-// be measured for how much it moves from run to run (f near 0.5; anything in 0.2..0.8 serves). Each stage takes a
-// genuine part of its step, no sleep or spin. The target is sqrt(1.1 t_ref * t_base) from the H100 medians at 2^28
-// floats (stage k's baseline is stage k-1's reference); the times below are medians of 21 and 31 event-timed runs on
-// an H100 beside the reference and the baseline in the same process (which gave ref / base: 15.0 / 471 ms,
-// 2.08 / 15.1 ms, 0.47 / 2.06 ms, 0.354 / 0.46-0.47 ms), with each choice's napkin math and all sizes checked exact.
+// Lab 04: the reduction staircase -- the known-middle fixture: a correct implementation about halfway, on the grade's
+// scale, between the baseline and the reference of every exercise with performance points, so that the repeatability
+// benchmark sees how much a grade in the middle of its scale moves between runs. Each stage takes a genuine part of
+// its step (no sleeps or spins); stage k's baseline is stage k-1's reference. Halfway on the log scale is
+// t = sqrt(1.1 t_r t_b).
 //
 //   atomic        stage 1's kernel as given (0 performance points).
 //   warp_atomic   the warp's shuffle tree stops short: even warps add groups of 8 lanes (offsets 4, 2, 1), odd warps
 //                 groups of 4 (offsets 2, 1), and each group's first lane does one atomicAdd: 3/16 of an atomic per
-//                 element, 2^28 x 3/16 = 5.0e7 atomics on one address against the reference's 2^23 and the
-//                 baseline's 2^28. At the 1.76 ns per atomic both of those take: 89 ms; measured 88.6-88.7 ms on an
-//                 H100 (target 88 ms, f ~ 0.50).
+//                 element, against the baseline's 1 and the reference's 1/32. The time is that of the atomics on one
+//                 address, and halfway is sqrt(1.1 / 32) = 0.185 of the baseline's atomics: 3/16 = 0.1875
+//                 (results/2026-11-26-h100-44b7ea4: f 0.50).
 //   block_atomic  the block tree stops short: every warp sum goes to its shared slot as in the reference, but even
 //                 blocks do one atomicAdd per 2 warps (64 elements) and odd blocks one per 4 warps (128 elements):
-//                 3/256 of an atomic per element, 3.1e6 atomics against the reference's 2^20 and the baseline's 2^23.
-//                 At the reference's 1.82 ns per atomic: 5.7 ms; measured 5.77-5.78 ms on an H100 (target 5.6 ms,
-//                 f ~ 0.48).
+//                 3/256 of an atomic per element, against the baseline's 1/32 and the reference's 1/256; halfway is
+//                 sqrt(1.1 / 8192) = 0.0116 = 2.97/256 (results/2026-11-26-h100-44b7ea4: f 0.50).
 //   grid_stride   the reference's grid-stride loop (one 4-byte load in flight per thread, one block sum and one
 //                 atomic per block), but its fixed grid holds only 3 blocks of 256 threads per SM where 8 fill one:
-//                 3/8 of the reference's bytes in flight. The README's table has stage 4 at 4 and 2 blocks per SM
-//                 1.83x and 3.5x slower than at 8 on an H200 (latency falls with the load, so less than 2x and 4x):
-//                 about 2.5x at 3, 1.2 ms. Measured 1.02-1.04 ms on an H100 (target 1.0 ms, f ~ 0.48; 4 blocks per SM
-//                 measured 0.80 ms, f ~ 0.67, and 5 blocks 0.66 ms). On an H200 expect about 1.0 ms, f ~ 0.45.
+//                 3/8 of the reference's bytes in flight. Halving the bytes in flight costs somewhat less than twice
+//                 the time (the README's "Bytes in flight, measured": 1.8 times at 4 blocks per SM, 3.5 at 2), so 3
+//                 blocks take a little over 2 times the reference's time, where halfway is about 2.2
+//                 (results/2026-11-26-h100-44b7ea4: f 0.48 to 0.49).
 //   vectorized    float4 applied to part of the array: the first 3/4 of it is read with stage 4's loop (one 4-byte
 //                 load in flight per thread), the last 1/4 with the reference's unrolled float4 loop, in one kernel.
-//                 Each part at its own stage's rate would give 3/4 x 0.472 + 1/4 x 0.354 = 0.443 ms; the mix ran a
-//                 little faster, 0.428-0.431 ms on an H100 (target 0.435 ms, f ~ 0.5-0.6 by the course's medians; the
-//                 H100's window is narrow: 0.41 ms is f 0.8, 0.46 ms f 0.2; the first 1/2 or 5/8 measured 0.406 and
-//                 0.418 ms). On an H200 (stage 4 0.424 ms, stage 5 0.25 ms) expect about 0.37 ms, f ~ 0.3.
+//                 Each part at its own stage's rate would give 3/4 t_b + 1/4 t_r, about 1.25 t_r where halfway is
+//                 1.21 t_r; the mix runs a little faster than that. The scale is narrow (t_b is about 1.33 t_r): each
+//                 1% of time moves f by 0.05 (results/2026-11-26-h100-44b7ea4: f 0.44 to 0.46).
 #include "reduction.hpp"
 
 #include <harness/launcher.hpp>
@@ -129,7 +125,8 @@ void launch_block_atomic(const float* x, float* result, std::int64_t n, cudaStre
 // ---- 4. grid_stride -------------------------------------------------------------------------------------------------
 // The reference's loop: each thread adds elements t, t + stride, ... in a register with one 4-byte load in flight,
 // then one block sum and one atomicAdd per block. The grid is the step only partly taken: 3 blocks of 256 per SM,
-// 3/8 of an SM's threads, so 3/8 of the reference's bytes in flight (about 2.2x its time, measured).
+// 3/8 of an SM's threads, so 3/8 of the reference's bytes in flight (under 8/3 of its time: latency falls with the
+// load).
 constexpr int kGridStrideBlocksPerSm = 3;
 
 __global__ void grid_stride_kernel(const float* x, float* result, std::int64_t n) {

@@ -1,35 +1,27 @@
-// Lab 05: tiled matmul -- the known-middle fixture: correct at every size, and about halfway (on the grade's log
-// scale) between each exercise's baseline and its reference, so that a grade in the middle of the scale can be
-// measured for how much it moves from run to run (f near 0.5; anything in 0.2..0.8 serves). Each exercise takes a
-// genuine part of its step, no sleep or spin: the target is sqrt(1.1 t_ref * t_base), and the expected times below
-// come from the H100 medians at 4096^3 (naive: reference 24.58 ms, baseline 273.1; smem_tiled: 15.46 and 24.58;
-// register_blocked: 2.748 and 15.46), the lab's measured tables (README.md, "Why the naive kernel waits") and the
-// sheet's napkin math for shared memory (one 128-byte wavefront per clock per SM).
+// Lab 05: tiled matmul -- the known-middle fixture: a correct implementation about halfway, on the grade's scale,
+// between the baseline and the reference of every exercise with performance points, so that the repeatability
+// benchmark sees how much a grade in the middle of its scale moves between runs. Each exercise takes a genuine part
+// of its step (no sleeps or spins). Halfway on the log scale is t = sqrt(1.1 t_r t_b); t_b / t_r is about 11 for
+// naive, 1.6 for smem_tiled and 5.6 for register_blocked at 4096^3.
 //
 //   naive             the reference's coalesced kernel (32 x 8 blocks, threadIdx.x along the columns, row and column
 //                     in 32 bits) with its k loop not unrolled (#pragma unroll 1): a warp has one trip's two loads on
-//                     their way when it first waits, instead of eight. The sheet's table measured exactly this kernel
-//                     at 3.343 times the reference's time on an H200 (85.7 against 25.6 ms, every round within
-//                     0.1%): about 82 ms on an H100, against a target of 86 ms (f ~ 0.52).
+//                     their way when it first waits, instead of eight. The kernel is latency-bound (README.md, "Why the
+//                     naive kernel waits"), so a quarter of the loads in flight costs up to 4 times the reference's
+//                     time (the sheet's table: 3.3), where halfway is sqrt(1.1 x 11) = 3.5
+//                     (results/2026-11-26-h100-44b7ea4: f 0.52).
 //   smem_tiled        shared-memory tiles applied to part of C: the first half of C's rows (m / 2) is computed by the
 //                     reference's 32 x 32 tiled kernel, the other half by the baseline's coalesced kernel (32 x 8
 //                     blocks, unrolled by 8), two launches on the stream, each on its own rows of A and C. Each half
-//                     runs at its own kernel's rate (both fill the GPU for 31 waves of blocks at 2048 rows):
-//                     0.5 x 15.46 + 0.5 x 24.58 = 20.0 ms on an H100, plus the last wave of each launch (about
-//                     32 block-times for 31.03 waves, against 63 for the whole product's 62.06): about 20.3 ms,
-//                     against a target of 20.45 ms (f ~ 0.52; the window is narrow: 18.2 ms is f 0.8, 22.9 ms f 0.2).
+//                     runs at its own kernel's rate, so the time is the mean of the two, 1.3 t_r, where halfway is
+//                     sqrt(1.1 x 1.6) = 1.33 t_r (results/2026-11-26-h100-44b7ea4: f 0.53).
 //   register_blocked  register blocking without the vector loads: each thread of a 32 x 8 block accumulates a 4 x 2
 //                     tile of C (rows 8 apart, columns 32 apart; a block covers 32 x 64 of C, k in slices of 32) from
 //                     scalar shared-memory loads, 4 of A (broadcasts: a warp shares its rows) and 2 of B (32
-//                     consecutive words each) per k: 6 wavefronts per 8 warp-wide FMAs, against the 32 x 32 tiles'
-//                     16 (two per FMA) and the reference's 6 float4 loads per 128 FMAs. Shared memory is still what
-//                     limits it, at 6/16 of the baseline's wavefronts: the baseline takes 0.94 times its napkin bound
-//                     (15.46 ms against 16.4), so about 15.46 x 6 / 16 = 5.8 ms; counting the slices' global loads
-//                     and shared stores as wavefronts too (24 per 256 FMAs a warp here, 4 per 32 in the baseline),
-//                     15.46 x 0.84 / 2.125 = 6.1 ms, 6 to 6.5 ms on an H100 against a target of 6.84 ms (f ~ 0.53 to
-//                     0.58; 9 ms would be f 0.33, 4.5 ms f 0.76). 55 registers: 4 blocks, 32 warps per SM.
-//   On an H200 (the sheet's medians: 25.3 / 275, 15.0 / 25.3, 2.75 / 15.0 ms) the same reasoning gives about 85.7,
-//   20.2 and 5.9 ms: f ~ 0.51, 0.53 and 0.58.
+//                     consecutive words each) per k: 6 wavefronts per 8 warp-wide FMAs, against the 32 x 32 tiles' 16
+//                     and the reference's 6 float4 loads per 128 FMAs. Still bound by shared memory, at 6/16 of the
+//                     baseline's wavefronts: about 0.4 t_b = 2.1 t_r, where halfway is sqrt(1.1 x 5.6) = 2.5 t_r
+//                     (results/2026-11-26-h100-44b7ea4: f 0.61). 55 registers: 4 blocks, 32 warps per SM.
 #include "matmul.hpp"
 
 #include <harness/launcher.hpp>

@@ -1,25 +1,20 @@
-// Lab 06: bank conflicts -- the known-middle fixture (instructors' file, not the student's): right on every shape,
-// and about halfway, on a log scale, between the baseline and the reference of each exercise with performance points,
-// so that the repeatability benchmark sees how much a grade in the middle of its scale moves from run to run and from
-// GPU to GPU. Each transpose applies the lesson's fix to part of the matrix, in one kernel: a block's tile row
-// (blockIdx.y) decides which version it runs, and blocks start in blockIdx order, so the two versions run one after
-// the other and the time is close to the mix of their two times.
+// Lab 06: bank conflicts -- the known-middle fixture: a correct implementation about halfway, on the grade's scale,
+// between the baseline and the reference of every exercise with performance points, so that the repeatability
+// benchmark sees how much a grade in the middle of its scale moves between runs. Each transpose applies the lesson's
+// fix to part of the matrix, in one kernel: a block's tile row (blockIdx.y) decides which version it runs, and blocks
+// start in blockIdx order, so the two versions run one after the other and the time is close to the mix of their
+// two times. (The single-version intermediates, a pad of 16 words or a tile written in runs of 2 words, land far from
+// the middle.) Halfway on the log scale is t = sqrt(1.1 t_r t_b).
 //   1. transpose_tiled: the first two fifths of the tile rows (blocks with 5 blockIdx.y < 2 gridDim.y) transposed
 //      naively, as the baseline does: coalesced reads, column writes of 32 sectors per warp store for 128 useful
 //      bytes; the other three fifths through the reference's 32 x 32 tile (both global sides coalesced, 32-way
-//      conflicts on the tile's column reads). Expected about 1.31 ms on an H100 at 8192 x 16384 (target 1.328 ms,
-//      grade about 0.5). Why: with the first third naive (86 of 256 tile rows), `grade` measured 1.197 and 1.201 ms
-//      on an H100 (reference 0.618, baseline 2.59): 0.58 ms above the tile's own time, 1.72 ms per unit of naive
-//      share, so two fifths (103 of 256) add 0.69 ms; `grade` then measured 1.309, 1.308 and 1.310 ms (grade 0.51,
-//      memcheck and racecheck clean). On an H200 (naive 2.07 ms, tile 0.611 ms) the same share gives about 1.12 ms,
-//      grade about 0.55. (The genuine intermediates landed badly on the H100: the padded tile written to `out` in
-//      runs of 2 words took 0.926 ms, grade 0.77; in runs of 1 word, 2.24 ms, grade 0.11.)
+//      conflicts on the tile's column reads). t_b is about 4.1 t_r, so halfway is about 2.1 t_r: a naive share of a
+//      little over a third by the plain mix; the naive blocks cost a little less than the mix says, so two fifths
+//      (results/2026-11-26-h100-44b7ea4: f 0.51).
 //   2. transpose_padded: the first half of the tile rows with the padded tile (33 words a row: conflict-free column
-//      reads, DRAM-bound), the second half with the unpadded one (32-way conflicts: shared-memory-bound). Expected
-//      about 0.503 ms on an H100 (target 0.512 ms, grade about 0.55): `grade` measured 0.502 to 0.503 ms five times
-//      (reference 0.387, baseline 0.619), the mean of the two versions' times. On an H200 (0.307 and 0.611 ms) the
-//      mean is about 0.46 ms, grade about 0.48. (A pad of 16 words, a 16-way conflict everywhere, took 0.433 ms on
-//      the H100, grade 0.9; a pad of 8 words, 8-way, is as fast as the pad of 1.)
+//      reads, DRAM-bound), the second half with the unpadded one (32-way conflicts: shared-memory-bound). The time is
+//      the mean of the two versions', (t_r + t_b) / 2 = 1.3 t_r with t_b about 1.6 t_r, where halfway is 1.33 t_r
+//      (results/2026-11-26-h100-44b7ea4: f 0.55 to 0.56).
 //   3. row_sums: worth no performance points: the reference's padded thread-per-row walk.
 #include "row_sums.hpp"
 #include "transpose.hpp"

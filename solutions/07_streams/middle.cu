@@ -1,34 +1,25 @@
-// Lab 07: streams -- the known-middle fixture: right on every shape, and about halfway (on the grade's log scale, or
-// halfway in overlap for the pipelines) between the baseline (stub.cu) and the reference (solution.cu). The
-// repeatability benchmark grades it several times to see how much a grade in the middle of its scale moves. Each
-// exercise uses a partial form of the lesson's own technique, no sleeps or spin loops.
-//
-// Measured with a small driver timing this file beside stub.cu and solution.cu in one process (event-timed medians,
-// 2^26 floats, pinned pipeline buffers) on two H100s (PCIe Gen5 x16). On the one whose times match the grader's
-// (pinned round trip 9.74 ms, pageable 43.8 ms, pipelines sequential 10.0 ms, reference 5.61 and 5.77 ms, both copies
-// at once 5.49 ms):
-//   1. pinned_memory: half the lesson. The harness allocates the input and then the output (exercises.cpp,
-//      RoundTrip::before_run); this allocator pins the first allocation of each pair (cudaMallocHost: the input, which
-//      the H2D reads) and leaves the second one pageable (malloc: the output, which the D2H writes through the
-//      driver's bounce buffer). The round trip is then a pinned H2D (about 4.9 ms) plus a pageable D2H (15.0 ms
-//      alone): 20.0 to 21.1 ms, f = ln(29.1 / 20.5) / ln(29.1 / 10.7) = 0.35 with the baseline margin of 1.5. The
-//      other half would not do: a pageable H2D alone took 26.0 ms, and pageable in, pinned out 31.8 ms, past the zero
-//      of the scale. Pinning a part of each array does not work either: a copy that starts in a cudaHostRegister'ed
-//      range and runs past its end fails with cudaErrorInvalidValue. Expected: about 20.5 ms on an H100, f about 0.35.
+// Lab 07: streams -- the known-middle fixture: a correct implementation about halfway, on the grade's scale (a log
+// scale of time for pinned_memory, a linear one of overlap for the pipelines), between the baseline (stub.cu) and the
+// reference (solution.cu) of every exercise, so that the repeatability benchmark sees how much a grade in the middle
+// of its scale moves between runs. Each exercise uses a partial form of the lesson's own technique (no sleeps or
+// spins).
+//   1. pinned_memory: half the lesson: the allocator pins the first allocation of each pair (cudaMallocHost) and
+//      leaves the second one pageable (malloc). It relies on the harness allocating the input before the output
+//      (exercises.cpp, RoundTrip::before_run): the H2D then reads pinned memory, and the D2H writes the pageable output
+//      through the driver's bounce buffer. The other half, pageable in and pinned out, falls past the scale's zero
+//      (t_b / 1.5, the manifest's baseline_margin), and pinning part of each array fails (a copy that runs past a
+//      cudaHostRegister'ed range: cudaErrorInvalidValue). f moves with the pageable baseline, whose time varies from
+//      one process to the next (results/2026-11-26-h100-44b7ea4: f 0.14 to 0.27).
 //   2. pipeline: the reference's pipeline (a stream per stage, events between the stages of a chunk) in 2 chunks
 //      instead of 32. A pipeline's fill and drain cost about one chunk each, here half the array each: the first
 //      half's H2D runs alone, then the second half's H2D beside the first half's D2H, then the second half's D2H
-//      alone. That saves about half of what overlapping can save, whatever the link's duplex speed: t about
-//      (H2D + D2H + kernel + both copies at once) / 2. Measured 7.87 ms: overlap = (sequential - t) /
-//      (sequential - ceiling) = 0.47 against the reference's 0.97, f = overlap / (0.8 overlap_reference) = 0.60.
-//      Expected: about 7.9 ms on an H100, f about 0.6.
+//      alone. That saves about half of what overlapping can save, whatever the link's duplex speed: overlap about 1/2
+//      against the reference's nearly 1, f = overlap / (0.8 overlap_reference), about 0.6
+//      (results/2026-11-26-h100-44b7ea4: f 0.60 to 0.64).
 //   3. stencil_pipeline: the reference's stencil pipeline in 3 chunks instead of 32. A chunk's kernel waits for its
 //      right neighbour's copy too, so the fill is two chunks (the first two thirds' H2D alone), and so is the drain
-//      (the last two chunks' D2H alone): only a third of the copies run both ways at once, overlap about 1/3, t about
-//      (2 (H2D + D2H) + both copies at once) / 3. Measured 8.47 ms: overlap 0.34 against the reference's 0.94,
-//      f = 0.45. Expected: about 8.5 ms on an H100, f about 0.45.
-// The other H100 had a slower pageable path and a slower duplex link (pageable round trip 66.4 ms, pinned 10.8 ms,
-// both copies at once 6.4 ms) and gave f = 0.47, 0.64 and 0.50.
+//      (the last two chunks' D2H alone): only a third of the copies run both ways at once, overlap about 1/3, f about
+//      0.45 (results/2026-11-26-h100-44b7ea4: f 0.42 to 0.48).
 // Chunk boundaries are cut at multiples of 1024 elements (4 KiB) and chunks that come out empty are dropped, so small
 // arrays run as one chunk; the fork and join around the launcher's own streams are the reference's.
 #include "streams.hpp"
