@@ -11,10 +11,13 @@
 
 #include <fmt/format.h>
 
+#include <harness/result_keys.hpp>
+
 namespace grader {
 namespace {
 
 using nlohmann::json;
+namespace keys = harness::keys;
 
 Status status_from(const std::string& text) {
   for (int i = 0; i <= static_cast<int>(Status::kRace); ++i)  // kRace: the last of the enum
@@ -34,15 +37,15 @@ std::string string_or_empty(const json& j, const char* key) {
 
 // The timing fields the exports show; empty when the exercise had no timed run (median_ms.student is null).
 std::optional<Timing> timing_from(const json& x) {
-  const auto& medians = x.at("median_ms");
+  const auto& medians = x.at(keys::kMedianMs);
   if (!medians.at("student").is_number()) return std::nullopt;
   Timing t;
-  t.unit = string_or_empty(x, "unit");
+  t.unit = string_or_empty(x, keys::kUnit);
   t.student.median_ms = medians.at("student").get<double>();
   for (auto [name, into] : {std::pair{"reference", &t.reference}, {"baseline", &t.baseline}})
     if (medians.contains(name) && medians.at(name).is_number()) *into = RunnerTiming{medians.at(name).get<double>()};
-  t.student.rate = number_or_empty(x, "rate");
-  t.percent_of_ceiling = number_or_empty(x, "percent_of_ceiling");
+  t.student.rate = number_or_empty(x, keys::kRate);
+  t.percent_of_ceiling = number_or_empty(x, keys::kPercentOfCeiling);
   t.ceiling_what = string_or_empty(x, "ceiling_what");
   return t;
 }

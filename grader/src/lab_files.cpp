@@ -10,10 +10,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <harness/result_keys.hpp>
+
 namespace grader {
 namespace {
 
 using nlohmann::json;
+namespace keys = harness::keys;
 
 // A JSON value as message text: strings without quotes, anything else as JSON.
 std::string text_of(const json& object, const char* key) {
@@ -33,13 +36,13 @@ std::optional<RunnerTiming> parse_runner(const json& runners, const char* name, 
     const double x = r.at(key).get<double>();
     return std::isfinite(x) ? std::optional<double>(x) : std::nullopt;
   };
-  const auto median = number("median_ms");
+  const auto median = number(keys::kMedianMs);
   if (!median || *median <= 0) {
     problem = fmt::format("runners.{}.median_ms is missing or not a positive number", name);
     return std::nullopt;
   }
-  return RunnerTiming{*median,          number("noise_pct"),   number("rate"),
-                      number("event_median_ms"), number("host_gap_ms"), number("samples")};
+  return RunnerTiming{*median,          number(keys::kNoisePct),   number(keys::kRate),
+                      number(keys::kEventMedianMs), number(keys::kHostGapMs), number(keys::kSamples)};
 }
 
 // Calls on_line(number, text, value) for each non-blank line of a JSON-lines stream, in order, until it returns false.
@@ -83,34 +86,34 @@ CheckFile parse_check_results(std::string_view text, std::string_view exercise) 
       f.error = fmt::format("line {}: {}", line_no, problem);
       return false;
     };
-    if (j.contains("plan")) {
-      const json& plan = j.at("plan");
-      if (!plan.is_object() || !plan.contains("cases") || !plan.at("cases").is_number_integer() ||
-          plan.at("cases").get<long long>() < 0 || plan.at("cases").get<long long>() > 1'000'000'000)
+    if (j.contains(keys::kPlan)) {
+      const json& plan = j.at(keys::kPlan);
+      if (!plan.is_object() || !plan.contains(keys::kCases) || !plan.at(keys::kCases).is_number_integer() ||
+          plan.at(keys::kCases).get<long long>() < 0 || plan.at(keys::kCases).get<long long>() > 1'000'000'000)
         return bad("plan without a valid 'cases' count");
-      if (plan.contains("exercise") && text_of(plan, "exercise") != exercise)
-        return bad(fmt::format("plan is for exercise '{}', not '{}'", text_of(plan, "exercise"), exercise));
-      if (f.plan_impl.empty() && plan.contains("impl")) f.plan_impl = text_of(plan, "impl");
+      if (plan.contains(keys::kExercise) && text_of(plan, keys::kExercise) != exercise)
+        return bad(fmt::format("plan is for exercise '{}', not '{}'", text_of(plan, keys::kExercise), exercise));
+      if (f.plan_impl.empty() && plan.contains(keys::kImpl)) f.plan_impl = text_of(plan, keys::kImpl);
       ++f.plans;
       f.has_plan = true;
-      f.total = static_cast<int>(std::min<long long>(f.total + plan.at("cases").get<long long>(), 1'000'000'000));
+      f.total = static_cast<int>(std::min<long long>(f.total + plan.at(keys::kCases).get<long long>(), 1'000'000'000));
       return true;
     }
-    if (!j.contains("ok") || !j.at("ok").is_boolean()) return bad("result without a true/false 'ok'");
-    if (j.contains("exercise") && text_of(j, "exercise") != exercise)
-      return bad(fmt::format("result for exercise '{}', not '{}'", text_of(j, "exercise"), exercise));
-    if (!j.contains("shape") || !j.contains("seed") || !j.at("seed").is_number_unsigned())
+    if (!j.contains(keys::kOk) || !j.at(keys::kOk).is_boolean()) return bad("result without a true/false 'ok'");
+    if (j.contains(keys::kExercise) && text_of(j, keys::kExercise) != exercise)
+      return bad(fmt::format("result for exercise '{}', not '{}'", text_of(j, keys::kExercise), exercise));
+    if (!j.contains(keys::kShape) || !j.contains(keys::kSeed) || !j.at(keys::kSeed).is_number_unsigned())
       return bad("result without a shape and a non-negative integer seed");
-    f.seeds_by_shape[text_of(j, "shape")].push_back(j.at("seed").get<std::uint64_t>());
+    f.seeds_by_shape[text_of(j, keys::kShape)].push_back(j.at(keys::kSeed).get<std::uint64_t>());
     ++f.cases;
-    if (j.at("ok").get<bool>()) {
+    if (j.at(keys::kOk).get<bool>()) {
       ++f.passed;
     } else {
       if (f.first_failure.empty())
-        f.first_failure = fmt::format("shape {} seed {}: {}", text_of(j, "shape"), text_of(j, "seed"),
-                                      clip(j.contains("message") ? text_of(j, "message") : "", 160));
-      if (f.hint.empty() && j.contains("hint") && j.at("hint").is_string())
-        f.hint = clip(j.at("hint").get<std::string>(), 400);
+        f.first_failure = fmt::format("shape {} seed {}: {}", text_of(j, keys::kShape), text_of(j, keys::kSeed),
+                                      clip(j.contains(keys::kMessage) ? text_of(j, keys::kMessage) : "", 160));
+      if (f.hint.empty() && j.contains(keys::kHint) && j.at(keys::kHint).is_string())
+        f.hint = clip(j.at(keys::kHint).get<std::string>(), 400);
     }
     return true;
   });
@@ -121,10 +124,11 @@ std::optional<std::map<std::string, std::string>> split_check_results(std::strin
   std::map<std::string, std::string> parts;
   bool whole = true;
   for_each_json_line(text, [&](int, std::string_view line, const json& j) {
-    const json* named = j.is_object() && j.contains("plan") && j.at("plan").is_object() ? &j.at("plan") : &j;
-    whole = j.is_object() && named->contains("exercise") && named->at("exercise").is_string();
+    const bool plan = j.is_object() && j.contains(keys::kPlan) && j.at(keys::kPlan).is_object();
+    const json* named = plan ? &j.at(keys::kPlan) : &j;
+    whole = j.is_object() && named->contains(keys::kExercise) && named->at(keys::kExercise).is_string();
     if (!whole) return false;
-    auto& part = parts[named->at("exercise").get<std::string>()];
+    auto& part = parts[named->at(keys::kExercise).get<std::string>()];
     part.append(line);
     part.push_back('\n');
     return true;
@@ -194,21 +198,23 @@ TimeFile parse_time_results(std::string_view text, bool student_only) {
     f.error = fmt::format("not a JSON object: {}", clip(text, 60));
     return f;
   }
-  if (j.contains("correct")) {
-    if (!j.at("correct").is_boolean()) {
+  if (j.contains(keys::kCorrect)) {
+    if (!j.at(keys::kCorrect).is_boolean()) {
       f.error = "'correct' is not true or false";
       return f;
     }
-    f.correct = j.at("correct").get<bool>();
+    f.correct = j.at(keys::kCorrect).get<bool>();
   }
-  if (j.contains("message") && j.at("message").is_string()) f.message = j.at("message").get<std::string>();
-  for (auto [key, field] : {std::pair{"exercise", &f.exercise}, {"impl", &f.impl}, {"shape", &f.shape}})
+  if (j.contains(keys::kMessage) && j.at(keys::kMessage).is_string())
+    f.message = j.at(keys::kMessage).get<std::string>();
+  for (auto [key, field] : {std::pair{keys::kExercise, &f.exercise}, {keys::kImpl, &f.impl}, {keys::kShape, &f.shape}})
     if (j.contains(key) && j.at(key).is_string()) *field = j.at(key).get<std::string>();
-  if (j.contains("seed") && j.at("seed").is_number_unsigned()) f.seed = j.at("seed").get<std::uint64_t>();
-  if (j.contains("salt_seed") && j.at("salt_seed").is_number_unsigned())
-    f.salt_seed = j.at("salt_seed").get<std::uint64_t>();
+  if (j.contains(keys::kSeed) && j.at(keys::kSeed).is_number_unsigned())
+    f.seed = j.at(keys::kSeed).get<std::uint64_t>();
+  if (j.contains(keys::kSaltSeed) && j.at(keys::kSaltSeed).is_number_unsigned())
+    f.salt_seed = j.at(keys::kSaltSeed).get<std::uint64_t>();
 
-  const json runners = j.contains("runners") ? j.at("runners") : json::object();
+  const json runners = j.contains(keys::kRunners) ? j.at(keys::kRunners) : json::object();
   Timing t;
   auto student = parse_runner(runners, "student", f.timing_problem);
   if (!student) return f;
@@ -220,20 +226,22 @@ TimeFile parse_time_results(std::string_view text, bool student_only) {
     if (!*into) return f;
   }
   t.ceiling = parse_runner(runners, "ceiling", ignored);
-  if (t.ceiling && runners.at("ceiling").contains("what")) t.ceiling_what = text_of(runners.at("ceiling"), "what");
-  if (j.contains("unit") && j.at("unit").is_string()) t.unit = j.at("unit").get<std::string>();
-  if (j.contains("percent_of_ceiling") && j.at("percent_of_ceiling").is_number())
-    t.percent_of_ceiling = j.at("percent_of_ceiling").get<double>();
+  if (t.ceiling && runners.at("ceiling").contains(keys::kWhat))
+    t.ceiling_what = text_of(runners.at("ceiling"), keys::kWhat);
+  if (j.contains(keys::kUnit) && j.at(keys::kUnit).is_string()) t.unit = j.at(keys::kUnit).get<std::string>();
+  if (j.contains(keys::kPercentOfCeiling) && j.at(keys::kPercentOfCeiling).is_number())
+    t.percent_of_ceiling = j.at(keys::kPercentOfCeiling).get<double>();
   for (const auto& [name, value] : runners.items()) {
     if (name == "student" || name == "reference" || name == "baseline" || name == "ceiling") continue;
     if (auto peer = parse_runner(runners, name.c_str(), ignored)) t.peers.emplace(name, *peer);
   }
-  for (const auto& [key, into] : {std::pair{"metrics", &t.metrics}, std::pair{"metric_errors", &t.metric_errors}})
+  for (const auto& [key, into] :
+       {std::pair{keys::kMetrics, &t.metrics}, std::pair{keys::kMetricErrors, &t.metric_errors}})
     if (j.contains(key) && j.at(key).is_object())
       for (const auto& [name, value] : j.at(key).items())
         if (value.is_number()) into->emplace(name, value.get<double>());
-  if (j.contains("phases_s") && j.at("phases_s").is_object())
-    for (const auto& [name, value] : j.at("phases_s").items())
+  if (j.contains(keys::kPhasesS) && j.at(keys::kPhasesS).is_object())
+    for (const auto& [name, value] : j.at(keys::kPhasesS).items())
       if (value.is_number()) t.phases_s.emplace(name, value.get<double>());
   f.timing = std::move(t);
   return f;

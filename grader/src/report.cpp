@@ -6,10 +6,13 @@
 
 #include <fmt/format.h>
 
+#include <harness/result_keys.hpp>
+
 namespace grader {
 namespace {
 
 using nlohmann::json;
+namespace keys = harness::keys;
 
 template <typename T>
 json or_null(const std::optional<T>& value) {
@@ -126,24 +129,25 @@ json to_json(const ExerciseResult& x) {
             {"baseline", t->baseline ? field(*t->baseline) : json(nullptr)},
             {"ceiling", t->ceiling ? field(*t->ceiling) : json(nullptr)}};
   };
-  j["unit"] = t ? json(t->unit) : json(nullptr);
-  j["median_ms"] = runner([](const RunnerTiming& r) { return json(r.median_ms); });
-  j["noise_pct"] = runner([](const RunnerTiming& r) { return or_null(r.noise_pct); });
-  j["event_median_ms"] = runner([](const RunnerTiming& r) { return or_null(r.event_median_ms); });
-  j["host_gap_ms"] = runner([](const RunnerTiming& r) { return or_null(r.host_gap_ms); });
-  j["rate"] = t ? or_null(t->student.rate) : json(nullptr);
+  j[keys::kUnit] = t ? json(t->unit) : json(nullptr);
+  j[keys::kMedianMs] = runner([](const RunnerTiming& r) { return json(r.median_ms); });
+  j[keys::kNoisePct] = runner([](const RunnerTiming& r) { return or_null(r.noise_pct); });
+  j[keys::kEventMedianMs] = runner([](const RunnerTiming& r) { return or_null(r.event_median_ms); });
+  j[keys::kHostGapMs] = runner([](const RunnerTiming& r) { return or_null(r.host_gap_ms); });
+  j[keys::kRate] = t ? or_null(t->student.rate) : json(nullptr);
   j["ceiling_rate"] = t && t->ceiling ? or_null(t->ceiling->rate) : json(nullptr);
   j["ceiling_what"] = t && t->ceiling ? json(t->ceiling_what) : json(nullptr);
-  j["percent_of_ceiling"] = t ? or_null(t->percent_of_ceiling) : json(nullptr);
+  j[keys::kPercentOfCeiling] = t ? or_null(t->percent_of_ceiling) : json(nullptr);
   // What the sanity gate on the reference compared with the manifest's standing (status invalid-run).
   j["reference_percent_of_ceiling"] = t ? or_null(reference_percent_of_ceiling(*t)) : json(nullptr);
   json peers = json::object();
   if (t)
-    for (const auto& [name, p] : t->peers) peers[name] = {{"median_ms", p.median_ms}, {"rate", or_null(p.rate)}};
+    for (const auto& [name, p] : t->peers)
+      peers[name] = {{keys::kMedianMs, p.median_ms}, {keys::kRate, or_null(p.rate)}};
   j["peers"] = peers;
-  j["metrics"] = t ? json(t->metrics) : json::object();
-  j["metric_errors"] = t ? json(t->metric_errors) : json::object();
-  j["phases_s"] = t ? json(t->phases_s) : json::object();
+  j[keys::kMetrics] = t ? json(t->metrics) : json::object();
+  j[keys::kMetricErrors] = t ? json(t->metric_errors) : json::object();
+  j[keys::kPhasesS] = t ? json(t->phases_s) : json::object();
   return j;
 }
 

@@ -78,11 +78,13 @@
 #include <vector>
 
 #include <harness/median.hpp>
+#include <harness/result_keys.hpp>
 #include <nlohmann/json.hpp>
 
 namespace {
 
 using nlohmann::json;
+namespace keys = harness::keys;
 
 struct Exercise {
   const char* name;
@@ -171,10 +173,12 @@ void write_line(std::ofstream& out, const json& j) { out << j.dump() << "\n" << 
 void write_passing(const std::string& path, const Exercise& ex, const std::string& impl,
                    const std::vector<std::string>& seeds) {
   std::ofstream out(path, std::ios::trunc);
-  write_line(out, {{"plan", {{"exercise", ex.name}, {"impl", impl}, {"cases", ex.shapes.size() * seeds.size()}}}});
+  const json plan = {{keys::kExercise, ex.name}, {keys::kImpl, impl}, {keys::kCases, ex.shapes.size() * seeds.size()}};
+  write_line(out, {{keys::kPlan, plan}});
   for (const auto& shape : ex.shapes)
     for (const auto& seed : seeds)
-      write_line(out, {{"exercise", ex.name}, {"shape", shape}, {"seed", std::stoull(seed)}, {"ok", true}});
+      write_line(out, {{keys::kExercise, ex.name}, {keys::kShape, shape}, {keys::kSeed, std::stoull(seed)},
+                       {keys::kOk, true}});
 }
 
 // A grandchild in a session of its own, outside the lab's process group, that rewrites the results once the lab has
@@ -296,7 +300,7 @@ int run_check(const std::vector<const Exercise*>& exs, const std::string& impl, 
     }
     seeds[i] = split(seeds_text.empty() || modes[i] == "ignore_seeds" ? "1,2" : seeds_text, ',');
     cases[i] = modes[i] == "plan_mismatch" ? 1 : static_cast<int>(exs[i]->shapes.size() * seeds[i].size());
-    write_line(out, {{"plan", {{"exercise", exs[i]->name}, {"impl", impl}, {"cases", cases[i]}}}});
+    write_line(out, {{keys::kPlan, {{keys::kExercise, exs[i]->name}, {keys::kImpl, impl}, {keys::kCases, cases[i]}}}});
   }
   std::cout << "Randomness seeded to: 1\n";
   int failed = 0;
@@ -327,8 +331,12 @@ int run_check(const std::vector<const Exercise*>& exs, const std::string& impl, 
         }
         const bool ok = !((mode == "wrong" || honest_then_forged) && index == 1);
         failed += ok ? 0 : 1;
-        write_line(out, {{"exercise", ex.name}, {"shape", shape}, {"seed", std::stoull(seed)}, {"ok", ok},
-                         {"message", ok ? "" : "3 of 1000 elements differ; first at [999]: got nan, expected 0.25"}});
+        write_line(out, {{keys::kExercise, ex.name},
+                         {keys::kShape, shape},
+                         {keys::kSeed, std::stoull(seed)},
+                         {keys::kOk, ok},
+                         {keys::kMessage,
+                          ok ? "" : "3 of 1000 elements differ; first at [999]: got nan, expected 0.25"}});
         ++index;
       }
     }
@@ -368,16 +376,16 @@ double noise_pct() {
 }
 
 json runner(double ms, double work) {
-  return {{"median_ms", ms},  {"min_ms", ms * 0.99}, {"max_ms", ms * 1.02},
-          {"noise_pct", noise_pct()}, {"samples", min_samples}, {"rate", work / (ms * 1e-3) / 1e9}};
+  return {{keys::kMedianMs, ms},  {keys::kMinMs, ms * 0.99}, {keys::kMaxMs, ms * 1.02},
+          {keys::kNoisePct, noise_pct()}, {keys::kSamples, min_samples}, {keys::kRate, work / (ms * 1e-3) / 1e9}};
 }
 
 // A runner of its own process (student, reference, baseline): its CUDA events' median beside the graded one, which
 // the referee's clock bounds (`event_ms` below `ms`: the clock, not the events, set the time).
 json runner(double ms, double event_ms, double work) {
   json r = runner(ms, work);
-  r["event_median_ms"] = event_ms;
-  r["host_gap_ms"] = 0.02 + (ms - event_ms);
+  r[keys::kEventMedianMs] = event_ms;
+  r[keys::kHostGapMs] = 0.02 + (ms - event_ms);
   return r;
 }
 
@@ -392,15 +400,15 @@ int run_time(const Exercise& ex, const std::string& impl, std::ostream& out, con
   if (mode == "missing") return 113;
   const std::string reported = mode == "time_wrong_exercise" ? (ex.name == std::string("copy") ? "gemm" : "copy")
                                                              : ex.name;
-  json j = {{"exercise", reported}, {"impl", impl}, {"shape", ex.shapes.back()}, {"unit", ex.unit},
-            {"work", {{"bytes", ex.work}, {"flops", ex.work}}}};
-  if (!seed.empty()) j["seed"] = std::stoull(seed) + (mode == "time_wrong_seed" ? 1 : 0);  // echoes `--seed`
-  j["salt_seed"] = (salt_seed.empty() ? std::uint64_t{std::random_device{}()} << 20 : std::stoull(salt_seed)) +
+  json j = {{keys::kExercise, reported}, {keys::kImpl, impl}, {keys::kShape, ex.shapes.back()}, {keys::kUnit, ex.unit},
+            {keys::kWork, {{keys::kBytes, ex.work}, {keys::kFlops, ex.work}}}};
+  if (!seed.empty()) j[keys::kSeed] = std::stoull(seed) + (mode == "time_wrong_seed" ? 1 : 0);  // echoes `--seed`
+  j[keys::kSaltSeed] = (salt_seed.empty() ? std::uint64_t{std::random_device{}()} << 20 : std::stoull(salt_seed)) +
                    (mode == "time_wrong_salt_seed" ? 1 : 0);
   if (mode == "wrong_after_timing") {
-    j["correct"] = false;
-    j["message"] = "output became wrong after the timed runs (first at [17]: got 0, expected 1.5)";
-    j["runners"] = json::object();
+    j[keys::kCorrect] = false;
+    j[keys::kMessage] = "output became wrong after the timed runs (first at [17]: got 0, expected 1.5)";
+    j[keys::kRunners] = json::object();
     out << j.dump() << "\n" << std::flush;
     return 112;
   }
@@ -412,27 +420,27 @@ int run_time(const Exercise& ex, const std::string& impl, std::ostream& out, con
   const std::string reference_overhead = env("FAKE_LAB_REFERENCE_CLOCK_OVER_EVENTS");
   const double reference_event_ms = reference_ms / (reference_overhead.empty() ? 1.0 : std::stod(reference_overhead));
   json ceiling = runner(ex.ceiling_ms, ex.work);
-  ceiling["what"] = ex.ceiling_what;
-  j["correct"] = true;
-  j["message"] = "";
-  j["runners"] = {{"student", runner(ms, event_ms, ex.work)},
+  ceiling[keys::kWhat] = ex.ceiling_what;
+  j[keys::kCorrect] = true;
+  j[keys::kMessage] = "";
+  j[keys::kRunners] = {{"student", runner(ms, event_ms, ex.work)},
                   {"reference", runner(reference_ms, reference_event_ms, ex.work)},
                   {"baseline", runner(ex.baseline_ms, ex.baseline_ms, ex.work)},
                   {"ceiling", ceiling},
                   {"library", runner(ex.reference_ms / 2, ex.work)}};  // a peer, as lab 04's cub
   if (student_only) {  // as labN time --student-only: the reference and the baseline are not run
-    j["runners"].erase("reference");
-    j["runners"].erase("baseline");
+    j[keys::kRunners].erase("reference");
+    j[keys::kRunners].erase("baseline");
   }
-  j["percent_of_ceiling"] = 100.0 * ex.ceiling_ms / ms;
+  j[keys::kPercentOfCeiling] = 100.0 * ex.ceiling_ms / ms;
   // overlap as lab 07 computes it, (t_b - t) / (t_b - ceiling), and its error from the median's: a manifest may grade
   // by it (graded_by).
   const double spread = ex.baseline_ms - ex.ceiling_ms;
   const double log_error = harness::median_log_error(noise_pct(), min_samples);
-  j["metrics"] = {{"fraction_of_library_speed", ex.reference_ms / 2 / ms},
+  j[keys::kMetrics] = {{"fraction_of_library_speed", ex.reference_ms / 2 / ms},
                   {"overlap_student", (ex.baseline_ms - ms) / spread},
                   {"overlap_reference", (ex.baseline_ms - reference_ms) / spread}};
-  j["metric_errors"] = {{"overlap_student", ms * log_error / spread},
+  j[keys::kMetricErrors] = {{"overlap_student", ms * log_error / spread},
                         {"overlap_reference", reference_ms * log_error / spread}};
   out << j.dump() << "\n" << std::flush;
   std::cout << ex.name << ": student " << ms << " ms\n";

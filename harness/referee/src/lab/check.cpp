@@ -9,6 +9,7 @@
 #include <harness/problem.hpp>
 #include <harness/protocol.hpp>
 #include <harness/report_budget.hpp>
+#include <harness/result_keys.hpp>
 #include <harness/runner.hpp>
 
 #include <catch2/catch_session.hpp>
@@ -133,9 +134,9 @@ struct CheckRun {
     if (!o.ok && !o.hint.specific()) o.hint = classify_shapes(seen);
     o.hint_line = o.ok ? "" : hint_line(o.hint, lab().id);
     if (!results.is_open()) return;
-    auto line = nlohmann::json{{"exercise", c.spec->name}, {"shape", c.shape.str()}, {"seed", c.seed},
-                               {"ok", o.ok}, {"message", budget.take(o.message)}};
-    if (!o.hint_line.empty()) line["hint"] = budget.take(o.hint_line);
+    auto line = nlohmann::json{{keys::kExercise, c.spec->name}, {keys::kShape, c.shape.str()}, {keys::kSeed, c.seed},
+                               {keys::kOk, o.ok}, {keys::kMessage, budget.take(o.message)}};
+    if (!o.hint_line.empty()) line[keys::kHint] = budget.take(o.hint_line);
     // Flushed: the grader must see every finished case even if the next one kills us.
     results << line.dump() << std::endl;
   }
@@ -294,8 +295,8 @@ int check(const CheckRequest& request, const char* argv0) {
     for (const auto& shape : request.small ? small_shapes(spec->test_shapes) : spec->test_shapes)
       for (auto seed : request.seeds) run.cases.push_back({spec, shape, seed});
     if (run.results.is_open())
-      run.results << nlohmann::json{{"plan", {{"exercise", spec->name}, {"impl", request.impl},
-                                              {"cases", run.cases.size() - before}}}}.dump()
+      run.results << nlohmann::json{{keys::kPlan, {{keys::kExercise, spec->name}, {keys::kImpl, request.impl},
+                                              {keys::kCases, run.cases.size() - before}}}}.dump()
                   << std::endl;
   }
 

@@ -19,6 +19,7 @@
 #include <harness/exit_codes.hpp>
 #include <harness/measures.hpp>
 #include <harness/problem.hpp>
+#include <harness/result_keys.hpp>
 #include <harness/runner.hpp>
 #include <harness/timing.hpp>
 
@@ -105,19 +106,19 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
     std::random_device device;
     salt_seed = (std::uint64_t{device()} << 32) ^ device();
   }
-  nlohmann::json out = {{"exercise", spec->name},
-                        {"impl", request.impl},
-                        {"shape", shape.str()},
-                        {"seed", request.seed},
-                        {"salt_seed", salt_seed},
-                        {"work", {{"bytes", work.bytes}, {"flops", work.flops}}},
-                        {"unit", memory ? "GB/s" : "GFLOP/s"},
-                        {"correct", true},
-                        {"message", ""},
-                        {"runners", nlohmann::json::object()}};
+  nlohmann::json out = {{keys::kExercise, spec->name},
+                        {keys::kImpl, request.impl},
+                        {keys::kShape, shape.str()},
+                        {keys::kSeed, request.seed},
+                        {keys::kSaltSeed, salt_seed},
+                        {keys::kWork, {{keys::kBytes, work.bytes}, {keys::kFlops, work.flops}}},
+                        {keys::kUnit, memory ? "GB/s" : "GFLOP/s"},
+                        {keys::kCorrect, true},
+                        {keys::kMessage, ""},
+                        {keys::kRunners, nlohmann::json::object()}};
   const auto wrong = [&](const std::string& message) {
-    out["correct"] = false;
-    out["message"] = message;
+    out[keys::kCorrect] = false;
+    out[keys::kMessage] = message;
     return results.write(out, exit_code::kTestFailure);
   };
 
@@ -264,8 +265,8 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
     if (e.role != "student") throw std::logic_error(e.what());  // the course's own implementations disagree
     return wrong(e.what());
   }
-  out["fresh_inputs_every_round"] = fresh;
-  out["student_only"] = request.student_only;
+  out[keys::kFreshInputsEveryRound] = fresh;
+  out[keys::kStudentOnly] = request.student_only;
   out["idle_waits"] = idle_waits;
   phase_done("timing");
 
@@ -294,25 +295,26 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   const double overhead = runner_overhead(course_gaps);
   for (std::size_t i = 0; i < roles.size(); ++i)
     summaries[i] = summarize(clock_bounded(clocks[roles[i]].event, clocks[roles[i]].wall, overhead));
-  out["runner_overhead_ms"] = overhead;
+  out[keys::kRunnerOverheadMs] = overhead;
 
   const double amount = memory ? work.bytes : work.flops;
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     const Summary& s = summaries[i];
     const bool is_ceiling = contenders[i].name == "ceiling";
     const double per_run = is_ceiling ? ceiling->amount() : amount;
-    nlohmann::json r = {{"median_ms", s.median}, {"min_ms", s.min},         {"max_ms", s.max},
-                        {"noise_pct", s.noise_pct}, {"samples", s.samples}, {"rate", per_run / (s.median * 1e6)}};
-    if (is_ceiling) r["what"] = ceiling->what();
+    nlohmann::json r = {{keys::kMedianMs, s.median},   {keys::kMinMs, s.min},
+                        {keys::kMaxMs, s.max},         {keys::kNoisePct, s.noise_pct},
+                        {keys::kSamples, s.samples},   {keys::kRate, per_run / (s.median * 1e6)}};
+    if (is_ceiling) r[keys::kWhat] = ceiling->what();
     if (clocks.contains(contenders[i].name)) {
-      r["event_median_ms"] = median(clocks[contenders[i].name].event);
-      r["host_gap_ms"] = median(gaps_of(contenders[i].name));
+      r[keys::kEventMedianMs] = median(clocks[contenders[i].name].event);
+      r[keys::kHostGapMs] = median(gaps_of(contenders[i].name));
     }
-    out["runners"][contenders[i].name] = r;
+    out[keys::kRunners][contenders[i].name] = r;
   }
-  const double student_rate = out["runners"]["student"]["rate"].get<double>();
-  const double ceiling_rate = out["runners"]["ceiling"]["rate"].get<double>();
-  out["percent_of_ceiling"] = 100.0 * student_rate / ceiling_rate;
+  const double student_rate = out[keys::kRunners]["student"][keys::kRate].get<double>();
+  const double ceiling_rate = out[keys::kRunners]["ceiling"][keys::kRate].get<double>();
+  out[keys::kPercentOfCeiling] = 100.0 * student_rate / ceiling_rate;
   if (measures.metrics && !request.student_only) {  // metrics compare the contenders
     Medians medians, log_errors;
     for (std::size_t i = 0; i < contenders.size(); ++i) {
@@ -320,8 +322,8 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
       log_errors[contenders[i].name] =
           median_log_error(summaries[i].noise_pct, static_cast<double>(summaries[i].samples));
     }
-    out["metrics"] = measures.metrics(medians);
-    out["metric_errors"] = metric_errors(measures.metrics, medians, log_errors);
+    out[keys::kMetrics] = measures.metrics(medians);
+    out[keys::kMetricErrors] = metric_errors(measures.metrics, medians, log_errors);
   }
   if (student_rate > kImpossible * ceiling_rate)
     return wrong("timed at " + std::to_string(static_cast<int>(100.0 * student_rate / ceiling_rate)) +
@@ -355,7 +357,7 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
     return wrong("right during the timed runs but wrong on new inputs after them (a cached or stale result?): " +
                  last_failure);
   if (!request.student_only) phase_done("last_check");
-  out["phases_s"] = phases;
+  out[keys::kPhasesS] = phases;
   return results.write(out, exit_code::kOk);
 }
 
