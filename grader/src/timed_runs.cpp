@@ -224,8 +224,8 @@ std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector
 // Timed run, score and concept checks of an exercise whose check and sanitizer runs ended (`passed`: every test
 // passed and no sanitizer run stopped it). A timed run that leaves f unresolved (kResolvedFractionSd), or whose f the
 // referee's clock moved (kHostChargeTolerance), is run again, sampling twice as long each time, at most
-// kResolveRetimes times: the grade keeps the last run. `first`, when given,
-// is its first timed run, made by time_together().
+// kResolveRetimes times: the grade keeps the last run. `first`, when given, is its first timed run, made by
+// time_together().
 ExerciseResult finish(const LabContext& ctx, ExerciseResult x, const ExerciseSpec& spec, bool passed,
                       const TimedRun* first) {
   // The sanity gate guards performance points: an exercise timed alone has no reference time to check.
@@ -260,7 +260,7 @@ ExerciseResult finish(const LabContext& ctx, ExerciseResult x, const ExerciseSpe
     if (charged()) {
       const auto overhead = [](const RunnerTiming& r) { return r.median_ms / *r.event_median_ms; };
       x.message += fmt::format("; in the last of {} timed runs the referee's clock, not the CUDA events, set the "
-                               "student's time ({:.2f}x its events', the reference's {:.2f}x), which moved the "
+                               "times (the student's {:.2f}x its events', the reference's {:.2f}x), which moved the "
                                "performance fraction by {:+.2f} (docs/protocol.md, \"Resolution\")",
                                x.timed_runs, overhead(x.timing->student), overhead(*x.timing->reference),
                                x.score.host_charge);
