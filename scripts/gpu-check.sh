@@ -21,7 +21,8 @@
 # lab's largest reference-as-student ratio; scaling-gN.txt and .json; scaling-phases.txt, where a student's seconds
 # went on each GPU count), `repeatability` (every lab's baseline, reference and known-middle fixture graded as the
 # student REPEAT_BASELINE, REPEAT_REFERENCE and REPEAT_MIDDLE times, default 10, 10, 5: each exercise's performance
-# fraction over the repeats in repeatability.txt, the grades in repeatability-IMPL.json), `experiments` (each experiments/NAME/bench.cu, a GPU experiment of its own,
+# fraction over the repeats in repeatability.txt, the grades in repeatability-IMPL.json), `experiments` (each
+# experiments/NAME/bench.cu, a GPU experiment of its own,
 # built with nvcc and run: NAME.json; then its profile.sh, if it has one: NAME.sass and the like), or `all`
 # (default). Every phase after `tests` uses the build directory that `tests` left, or makes one.
 # The phases exist because one command on the lent GPU machine may run 10 minutes at most, and the machine stays
