@@ -3,7 +3,8 @@ student handed in the reference (gpu-check's `class` and `scaling` phases), how 
 strays from another in the same process. With --per-lab, each lab's largest ratio as well (the goal: within 1.02),
 beside the same run's ratio of the runners' event times: where the graded ratio strays and the event ratio does not,
 the GPU did the same work and the host-clock bound (a sample counts at least the referee's clock around it, less the
-course runners' usual gap) moved the grade.
+course runners' usual gap) moved the grade. Then how many timed exercises were timed again (f unresolved, or the
+clock's charge beyond 0.02: host_charge) and how many kept a charge after their retimes.
 Usage: python3 scripts/class_ratios.py CLASS_JSON [HOW_MANY] [--per-lab]"""
 import json
 import sys
@@ -13,11 +14,17 @@ path = args[0]
 how_many = int(args[1]) if len(args) > 1 else 5
 ratios = {}
 events = {}  # (lab, exercise, graded ratio) -> the same run's event-time ratio
+timed, retimed, charged = 0, 0, []
 for student in json.load(open(path))["students"]:
     for run in (student.get("results") or {}).get("runs", []):
         for lab in run["labs"]:
             for x in lab["exercises"]:
                 m = x.get("median_ms") or {}
+                if x.get("timed_runs"):
+                    timed += 1
+                    retimed += x["timed_runs"] > 1
+                    if abs(x.get("host_charge") or 0) > 0.02:
+                        charged.append(f"lab{lab['lab']} {x['name']} {x['host_charge']:+.3f}")
                 if m.get("student") and m.get("reference"):
                     ratio = m["student"] / m["reference"]
                     ratios.setdefault((lab["lab"], x["name"]), []).append(ratio)
@@ -33,3 +40,5 @@ if "--per-lab" in sys.argv:
         event = events.get((lab, name, worst))
         event_text = "" if event is None else f", events {event:.3f}"
         print(f"  lab{lab}: at most {worst:.3f} ({name}{event_text}){'' if worst <= 1.02 else ' ABOVE 1.02'}")
+print(f"  timed again: {retimed} of {timed} timed exercises; a host charge beyond 0.02 kept by {len(charged)}"
+      + (f": {', '.join(charged[:how_many])}" if charged else ""))
