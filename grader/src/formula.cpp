@@ -19,10 +19,11 @@ namespace grader {
 //     f = 0                                  if t_s >= t_b
 //     f = ln(t_b / t_s) / ln(t_b / full)     otherwise (log scale: each halving of the time earns the same points)
 //   A time that is not a positive finite number gives f = 0.
-//   An exercise whose baseline time varies between processes more than timing noise (baseline_margin in its
-//   manifest entry, default 0) counts t_b / (1 + baseline_margin) as t_b: the shipped code, timed as the student,
-//   must not earn points by drawing a slower baseline (lab 07's pageable copies: 43.8 to 55.9 ms from one process to
-//   the next on an H200, results/2026-11-23-h200-53ade6d/grading-overhead.txt).
+//   An exercise whose baseline time is a property of the host more than of the code (zero_at_most in its manifest
+//   entry, a multiple z of the reference's time) counts min(t_b, z * t_r) as t_b: the scale's zero no longer moves
+//   with the baseline's process, so neither does a kernel's f, and the shipped code, timed as the student, still
+//   earns nothing wherever its time is above z * t_r (lab 07's pageable copies: 4.2 to 8.5 times the pinned
+//   reference, from one process and one host to the next; labs/07_streams/README.md).
 //
 //   Graded by a metric instead (the manifest's `graded_by`, lab 07's pipelines): with m_s and m_r the student's and
 //   the reference's values of it in the same run (0 at the baseline, higher when better) and k its full_marks_at,
@@ -67,8 +68,9 @@ void score_by_metric(const MetricInputs& m, Score& s) {
 }
 
 // f and its spread from the three times; `ungraded` says why not where the scale is too narrow for the noise.
-void score_by_time(const ScoreInputs& in, double ts, double full, double tb, Score& s) {
-  const double noisiest = std::max(in.reference_noise_pct, in.baseline_noise_pct) / 100;
+// `capped`: the zero is zero_at_most times the reference, so the baseline's noise does not move it.
+void score_by_time(const ScoreInputs& in, double ts, double full, double tb, bool capped, Score& s) {
+  const double noisiest = std::max(in.reference_noise_pct, capped ? 0.0 : in.baseline_noise_pct) / 100;
   if (tb < kNarrowestScale * full || std::log(tb / full) < kNoiseSpans * noisiest) {
     s.ungraded = fmt::format("the baseline took {:.2f}x the reference's time in this run, with {:.1f}% noise a sample: "
                              "too narrow a scale to rank a kernel on, so this machine cannot grade this exercise's "
@@ -81,7 +83,7 @@ void score_by_time(const ScoreInputs& in, double ts, double full, double tb, Sco
   s.perf_fraction = fraction(ts);
   if (in.student_event_ms > 0 && in.reference_event_ms > 0)
     s.host_charge = s.perf_fraction - fraction(in.student_event_ms * in.reference_ms / in.reference_event_ms);
-  const double es = in.student_log_error, er = in.reference_log_error, eb = in.baseline_log_error;
+  const double es = in.student_log_error, er = in.reference_log_error, eb = capped ? 0.0 : in.baseline_log_error;
   const double above = std::log(ts / full), below = std::log(tb / ts);
   s.perf_fraction_sd = clamped_sd(
       raw, std::sqrt(es * es / (scale * scale) + (above * above * eb * eb + below * below * er * er) / std::pow(scale, 4)));
@@ -99,12 +101,14 @@ Score score_exercise(const ScoreInputs& in) {
   const bool gate = total > 0 && passed == total && in.timed_run_correct;
   if (gate && valid(in.student_ms) && valid(in.reference_ms) && valid(in.baseline_ms) && in.full_marks_at > 0) {
     const double ts = in.student_ms, full = in.full_marks_at * in.reference_ms;
-    const double tb = in.baseline_ms / (1 + std::max(0.0, in.baseline_margin));
+    const double cap = in.zero_at_most > 0 ? in.zero_at_most * in.reference_ms : in.baseline_ms;
+    const bool capped = cap < in.baseline_ms;
+    const double tb = capped ? cap : in.baseline_ms;
     s.window = tb / in.reference_ms;
     if (in.metric)
       score_by_metric(*in.metric, s);
     else
-      score_by_time(in, ts, full, tb, s);
+      score_by_time(in, ts, full, tb, capped, s);
     if (s.ungraded.empty() && s.perf_fraction_sd > kUngradableSd)
       s.ungraded = fmt::format("the performance fraction came out {:.2f} +- {:.2f}: this run's noise would decide the "
                                "points, so this machine cannot grade this exercise's performance",

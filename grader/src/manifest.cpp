@@ -252,7 +252,7 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     if (!e.is_object()) in.fail(where, "must be an object");
     in.only_known(e, where,
                   {"name", "correctness_points", "performance_points", "stub", "reference_percent_of_ceiling",
-                   "baseline_margin", "graded_by"});
+                   "zero_at_most", "graded_by"});
     ExerciseSpec spec;
     spec.name = in.string(e, "name", where + ".name");
     if (!names.insert(spec.name).second) in.fail(where + ".name", fmt::format("duplicate exercise '{}'", spec.name));
@@ -269,7 +269,9 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     if (e.contains("reference_percent_of_ceiling"))
       spec.reference_percent_of_ceiling = in.number(e, "reference_percent_of_ceiling",
                                                     where + ".reference_percent_of_ceiling", {}, 0, true);
-    spec.baseline_margin = in.number(e, "baseline_margin", where + ".baseline_margin", 0.0, 0, false);
+    // Beyond full marks: a zero at or below them would leave no scale to grade on.
+    if (e.contains("zero_at_most"))
+      spec.zero_at_most = in.number(e, "zero_at_most", where + ".zero_at_most", {}, m.full_marks_at, true);
     if (e.contains("graded_by")) spec.graded_by = parse_graded_by(in, e.at("graded_by"), where + ".graded_by");
     m.exercises.push_back(std::move(spec));
   }

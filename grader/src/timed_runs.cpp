@@ -137,7 +137,7 @@ Score score(const LabContext& ctx, const ExerciseResult& x, const ExerciseSpec& 
   };
   ScoreInputs in{spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total, timed_ok};
   in.full_marks_at = ctx.manifest.full_marks_at;
-  in.baseline_margin = spec.baseline_margin;
+  in.zero_at_most = spec.zero_at_most;
   if (timed_ok) {
     const Timing& t = *x.timing;
     in.student_ms = t.student.median_ms;

@@ -214,16 +214,35 @@ TEST_CASE("times that are not positive finite numbers earn no performance points
   CHECK(score_exercise(in).correctness == 4.0);
 }
 
-TEST_CASE("a baseline margin moves the zero of the scale: the baseline's own code drawn faster earns nothing",
+TEST_CASE("zero_at_most fixes the scale's zero to the reference: a host's baseline does not move f",
           "[grader][formula]") {
-  // Lab 07's pageable copies: the stub timed as the student at 52 ms against a baseline (the same code, another
-  // process) at 66 ms earned 0.78 of 6 points on an H200 without a margin.
-  auto in = passing(8.0);
-  CHECK(score_exercise(in).perf_fraction > 0.1);
-  in.baseline_margin = 0.5;  // t_b counts as 10 / 1.5 = 6.67 ms: 8 ms is slower than that
+  // Lab 07's pageable copies: the same code took 4.2 to 8.5 times the pinned reference from one process and one host
+  // to the next, so a kernel at 3x the reference earned whatever the baseline's process drew.
+  auto in = passing(3.0);
+  in.zero_at_most = 4;
+  const double at_four = std::log(4 / 3.0) / std::log(4 / 1.1);
+  for (const double baseline_ms : {4.2, 6.0, 8.5}) {
+    CAPTURE(baseline_ms);
+    in.baseline_ms = baseline_ms;
+    in.baseline_noise_pct = 40;  // the baseline's noise no longer narrows the scale: the zero is the reference's
+    in.baseline_log_error = 0.2;
+    const auto s = score_exercise(in);
+    CHECK(s.ungraded.empty());
+    CHECK_THAT(s.perf_fraction, WithinAbs(at_four, 1e-12));
+    CHECK_THAT(s.window, WithinAbs(4.0, 1e-12));
+    CHECK(s.perf_fraction_sd == 0);  // no student or reference error given: only the baseline's, which is moot
+  }
+  in.baseline_ms = 8.5;
+  in.zero_at_most = 0;  // without it, the same kernel's f follows the baseline
+  CHECK(score_exercise(in).perf_fraction > at_four + 0.2);
+  in.zero_at_most = 4;
+  in.student_ms = 4.2;  // the baseline's own code, above the fixed zero, earns nothing however slow the baseline drew
   CHECK(score_exercise(in).perf_fraction == 0.0);
-  in.student_ms = std::sqrt(1.1 * 10.0 / 1.5);  // the geometric midpoint of full marks and t_b / 1.5
-  CHECK_THAT(score_exercise(in).perf_fraction, WithinAbs(0.5, 1e-12));
+  in.baseline_ms = 3.5;  // a host whose baseline beats the cap: the measured baseline stays the zero
+  in.baseline_noise_pct = 0;
+  in.student_ms = 3.5;
+  CHECK(score_exercise(in).perf_fraction == 0.0);
+  CHECK_THAT(score_exercise(in).window, WithinAbs(3.5, 1e-12));
   in.student_ms = 1.1;  // full marks stay where they were
   CHECK(score_exercise(in).perf_fraction == 1.0);
 }

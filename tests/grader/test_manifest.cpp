@@ -24,7 +24,7 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
       "timeouts": {"check_s": 60, "time_s": 200, "sanitize_s": 90}, "sampling_s": 1.5, "full_marks_at": 1.25,
       "host_link": true, "exercises": [{"name": "scale", "correctness_points": 4, "performance_points": 6, "stub": "slow"},
                     {"name": "saxpy", "correctness_points": 5.5, "performance_points": 0, "stub": "incorrect",
-       "reference_percent_of_ceiling": 0.077, "baseline_margin": 0.5,
+       "reference_percent_of_ceiling": 0.077, "zero_at_most": 4,
        "graded_by": {"metric": "overlap", "full_marks_at": 0.75}}]})",
                                 "m.json");
   CHECK(m.title == "Memory coalescing");
@@ -42,7 +42,7 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   CHECK(m.exercises[1].correctness_points == 5.5);
   CHECK(m.exercises[1].stub == StubKind::kIncorrect);
   CHECK(m.exercises[1].reference_percent_of_ceiling == 0.077);
-  CHECK(m.exercises[1].baseline_margin == 0.5);
+  CHECK(m.exercises[1].zero_at_most == 4);
   REQUIRE(m.exercises[1].graded_by);
   CHECK(m.exercises[1].graded_by->metric == "overlap");
   CHECK(m.exercises[1].graded_by->full_marks_at == 0.75);
@@ -60,7 +60,7 @@ TEST_CASE("optional manifest fields take their defaults", "[grader][manifest]") 
   CHECK_FALSE(m.host_link);
   CHECK(m.full_marks_at == 1.1);
   CHECK_FALSE(m.exercises[0].reference_percent_of_ceiling.has_value());  // no sanity gate on the reference
-  CHECK(m.exercises[0].baseline_margin == 0);
+  CHECK(m.exercises[0].zero_at_most == 0);
   const auto partial = parse_manifest(
       R"({"title": "T", "timeouts": {"time_s": 50},
           "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
@@ -152,8 +152,8 @@ TEST_CASE("malformed manifests are rejected naming the file and the field", "[gr
        "field 'rules.allow_symbols[0]': must name something"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "rules": {}}]})",
        "field 'exercises[0].rules': unknown field"},
-      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "baseline_margin": -0.1}]})",
-       "field 'exercises[0].baseline_margin': must be >= 0"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "zero_at_most": 1.1}]})",
+       "field 'exercises[0].zero_at_most': must be > 1.1, not 1.1"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_of_ceiling": 0}]})",
        "field 'exercises[0].reference_percent_of_ceiling': must be > 0, not 0"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_of_ceiling": -90}]})",

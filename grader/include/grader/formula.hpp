@@ -31,7 +31,7 @@ struct ScoreInputs {
   double reference_ms = 0;
   double baseline_ms = 0;
   double full_marks_at = 1.1;     ///< from the manifest
-  double baseline_margin = 0;     ///< from the manifest: the baseline time counts as t_b / (1 + baseline_margin)
+  double zero_at_most = 0;        ///< from the manifest: t_b counts as min(t_b, zero_at_most * t_r); 0: as t_b
   /// How well each median is known: the standard error of its logarithm (median_log_error()); 0: exactly.
   double student_log_error = 0, reference_log_error = 0, baseline_log_error = 0;
   /// The robust spread of one sample (percent) of the reference's and the baseline's runs: whether this run's time

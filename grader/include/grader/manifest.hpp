@@ -53,9 +53,10 @@ struct ExerciseSpec {
   std::optional<double> reference_percent_of_ceiling;
   /// `grade --concepts`: the checks the manifest's top-level `"concepts"` list gives this exercise (docs/concepts.md).
   std::vector<ConceptSpec> concepts;
-  /// How much slower than its median the baseline may come out in another process (`"baseline_margin"`, default 0):
-  /// the grade counts the baseline's time divided by 1 + this (formula.cpp).
-  double baseline_margin = 0;
+  /// Where the scale's zero lies at the latest, as a multiple of the reference's time (`"zero_at_most"`, optional,
+  /// above full_marks_at): for a baseline whose time is the host's more than the code's, the grade counts
+  /// min(baseline, zero_at_most * reference) as the baseline's time (formula.cpp). 0: the baseline's time.
+  double zero_at_most = 0;
   /// Where the performance fraction comes from when not from the times (`"graded_by"`, optional).
   std::optional<GradedBy> graded_by{};
 
