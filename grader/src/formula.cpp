@@ -22,8 +22,9 @@ namespace grader {
 //   An exercise whose baseline time is a property of the host more than of the code (zero_at_most in its manifest
 //   entry, a multiple z of the reference's time) counts min(t_b, z * t_r) as t_b: the scale's zero no longer moves
 //   with the baseline's process, so neither does a kernel's f, and the shipped code, timed as the student, still
-//   earns nothing wherever its time is above z * t_r (lab 07's pageable copies: 4.2 to 8.5 times the pinned
-//   reference, from one process and one host to the next; labs/07_streams/README.md).
+//   earns nothing wherever its time is above z * t_r (lab 07's pinned_memory: a round trip through pageable memory
+//   takes what the host's page handling gives the process, 2.5 to 8.5 times the pinned reference; its sheet says
+//   more).
 //
 //   Graded by a metric instead (the manifest's `graded_by`, lab 07's pipelines): with m_s and m_r the student's and
 //   the reference's values of it in the same run (0 at the baseline, higher when better) and k its full_marks_at,
