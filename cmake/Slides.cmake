@@ -8,6 +8,8 @@ add_executable(slides_generate slides/tools/generate.cpp slides/tools/results.cp
 target_compile_features(slides_generate PRIVATE cxx_std_20)
 target_compile_options(slides_generate PRIVATE -Wall -Wextra)
 target_link_libraries(slides_generate PRIVATE fmt::fmt nlohmann_json::nlohmann_json)
+# grader/sources_hash.hpp (header-only): a cited run's fingerprints against the tree's.
+target_include_directories(slides_generate PRIVATE ${PROJECT_SOURCE_DIR}/grader/include)
 
 file(GLOB COURSE_SLIDE_DECKS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/slides/[0-9][0-9]_*.md)
 file(GLOB _slide_inputs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/labs/*/stub.cu ${PROJECT_SOURCE_DIR}/labs/*/README.md

@@ -1,6 +1,8 @@
 // Lookups into results/*.json for the slide generator (results.hpp says why they are the only source of numbers).
 #include "results.hpp"
 
+#include <grader/sources_hash.hpp>
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -9,7 +11,8 @@
 
 namespace slides {
 
-Results::Results(const std::filesystem::path& source_dir, const std::string& path) : path_(path) {
+Results::Results(const std::filesystem::path& source_dir, const std::string& path)
+    : path_(path), source_dir_(source_dir) {
   std::ifstream in(source_dir / path);
   if (!in) throw Error(fmt::format("results file not found: {}", path));
   try {
@@ -27,7 +30,21 @@ std::string Results::provenance() const {
                      machine.value("gpu", "unknown GPU"), date.substr(0, 10));
 }
 
+void Results::check_sources(int lab) const {
+  const std::string name = fmt::format("lab{}", lab);
+  const auto& sources = doc_.value("sources", nlohmann::json::object());
+  if (!sources.is_object() || !sources.contains(name) || !sources.at(name).is_string()) return;  // before fingerprints
+  if (tree_.empty()) tree_ = grader::course_sources(source_dir_ / "labs");
+  const auto then = sources.at(name).get<std::string>();
+  const auto now = tree_.find(name);
+  if (now != tree_.end() && now->second == then) return;
+  throw Error(fmt::format("{}: the run measured {}'s sources at {}, and they are now {}: measure the lab again and "
+                          "cite the new run",
+                          path_, name, then, now == tree_.end() ? std::string("gone") : now->second));
+}
+
 const nlohmann::json& Results::exercises(int lab, const std::string& impl) const {
+  check_sources(lab);
   // The run that graded the shipped stubs is impl "student" in older runs, "stub" in newer ones.
   const auto matches = [&](const std::string& run_impl) {
     return run_impl == impl || (impl == "student" && run_impl == "stub");

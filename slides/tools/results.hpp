@@ -36,8 +36,14 @@ class Results {
   [[nodiscard]] double value(int lab, const std::string& impl, const std::string& name, const std::string& key) const;
 
  private:
+  /// Throws where this run recorded lab `lab`'s fingerprint (grader/sources_hash.hpp) and the tree's differs: a
+  /// slide must not show what other code measured.
+  void check_sources(int lab) const;
+
   std::string path_;
+  std::filesystem::path source_dir_;
   nlohmann::json doc_;
+  mutable std::map<std::string, std::string> tree_;  ///< the tree's fingerprints, computed on first need
 };
 
 /// Results files by path, each read once per generator run.
