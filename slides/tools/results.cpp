@@ -35,12 +35,8 @@ void Results::check_sources(int lab) const {
   const auto& sources = doc_.value("sources", nlohmann::json::object());
   if (!sources.is_object() || !sources.contains(name) || !sources.at(name).is_string()) return;  // before fingerprints
   if (tree_.empty()) tree_ = grader::course_sources(source_dir_ / "labs");
-  const auto then = sources.at(name).get<std::string>();
-  const auto now = tree_.find(name);
-  if (now != tree_.end() && now->second == then) return;
-  throw Error(fmt::format("{}: the run measured {}'s sources at {}, and they are now {}: measure the lab again and "
-                          "cite the new run",
-                          path_, name, then, now == tree_.end() ? std::string("gone") : now->second));
+  if (const auto stale = grader::stale_sources(name, sources.at(name).get<std::string>(), tree_); !stale.empty())
+    throw Error(fmt::format("{}: {}", path_, stale));
 }
 
 const nlohmann::json& Results::exercises(int lab, const std::string& impl) const {

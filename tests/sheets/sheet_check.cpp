@@ -251,12 +251,8 @@ class Checker {
     const std::string lab = "lab" + std::to_string(std::atoi(context_.sheet_dir.filename().string().c_str()));
     if (!doc.contains("sources") || !doc.at("sources").is_object() || !doc.at("sources").contains(lab)) return "";
     if (sources_.empty()) sources_ = grader::course_sources(context_.repo_root / "labs");
-    const auto now = sources_.find(lab);
-    const std::string then = doc.at("sources").at(lab).is_string() ? doc.at("sources").at(lab).get<std::string>() : "";
-    if (now != sources_.end() && now->second == then) return "";
-    return "the run measured " + lab + "'s sources at " + then + ", and they are now " +
-           (now == sources_.end() ? std::string("gone") : now->second) +
-           ": measure the lab again and cite the new run";
+    const auto& recorded = doc.at("sources").at(lab);
+    return grader::stale_sources(lab, recorded.is_string() ? recorded.get<std::string>() : "", sources_);
   }
 
   // `<!-- to measure: FILE PATH -->`: a number not measured yet, named by where it will come from, with no number

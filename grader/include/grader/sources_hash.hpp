@@ -20,8 +20,11 @@ namespace grader {
 
 /// FNV-1a, 64 bits, over every regular file under `dirs` (each a folder below `root`), in the order of their paths
 /// relative to `root`: each path, a NUL, its bytes, a NUL. README.md and student.cu are left out: a sheet's text is not
-/// what a run measured (the sheet cites the run), and student.cu is the student's. 16 hex digits, or "" when no file
-/// was found.
+/// what a run measured (the sheet cites the run), and student.cu is the student's. The `.student.cu.stub-sha256` that
+/// configuring writes is hashed: in a tree configured from the current stub.cu (a fresh clone, the GPU machine's copy)
+/// it is that stub's checksum, but where student.cu was copied from an older stub it differs, and the fingerprint with
+/// it until that student.cu and its checksum are removed and the tree configured again. 16 hex digits, or "" when no
+/// file was found.
 inline std::string sources_hash(const std::filesystem::path& root, const std::vector<std::filesystem::path>& dirs) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
@@ -70,6 +73,16 @@ inline std::map<std::string, std::string> course_sources(const std::filesystem::
   }
   if (const auto harness = sources_hash(root, {"harness"}); !harness.empty()) out["harness"] = harness;
   return out;
+}
+
+/// Why a run that recorded `recorded` as `lab`'s fingerprint ("labN") no longer measures the tree whose fingerprints
+/// are `tree` (course_sources()), or "" where it still does: what the sheets' test and the slide generator say.
+inline std::string stale_sources(const std::string& lab, const std::string& recorded,
+                                 const std::map<std::string, std::string>& tree) {
+  const auto now = tree.find(lab);
+  if (now != tree.end() && now->second == recorded) return "";
+  return "the run measured " + lab + "'s sources at " + recorded + ", and they are now " +
+         (now == tree.end() ? std::string("gone") : now->second) + ": measure the lab again and cite the new run";
 }
 
 }  // namespace grader
