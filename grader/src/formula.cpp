@@ -102,8 +102,8 @@ Score score_exercise(const ScoreInputs& in) {
   const bool gate = total > 0 && passed == total && in.timed_run_correct;
   if (gate && valid(in.student_ms) && valid(in.reference_ms) && valid(in.baseline_ms) && in.full_marks_at > 0) {
     const double ts = in.student_ms, full = in.full_marks_at * in.reference_ms;
-    const double cap = in.zero_at_most > 0 ? in.zero_at_most * in.reference_ms : in.baseline_ms;
-    const bool capped = cap < in.baseline_ms;
+    const double cap = in.zero_at_most * in.reference_ms;
+    const bool capped = in.zero_at_most > 0 && cap < in.baseline_ms;
     const double tb = capped ? cap : in.baseline_ms;
     s.window = tb / in.reference_ms;
     if (in.metric)
