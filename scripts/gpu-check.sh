@@ -385,7 +385,7 @@ step "experiments: each experiments/*/bench.cu built alone and run, its JSON in 
 for bench in "$root"/experiments/*/bench.cu; do
   name=$(basename "$(dirname "$bench")")
   [ -z "${GPU_CHECK_EXPERIMENTS:-}" ] || [[ " $GPU_CHECK_EXPERIMENTS " == *" $name "* ]] || continue
-  nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -o "/tmp/$name" "$bench" -lcublas >"$out/$name.build.log" 2>&1 &&
+  nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -o "/tmp/$name" "$bench" -lcublas -lcuda >"$out/$name.build.log" 2>&1 &&
     "/tmp/$name" >"$out/$name.json" 2>"$out/$name.log" || { echo "$name failed"; tail -5 "$out/$name.log"; status=1; }
   echo "$name: $(wc -c <"$out/$name.json") bytes of JSON"
   # An experiment's profile.sh, when it has one, reads the built bench with the CUDA tools (SASS, ncu).
