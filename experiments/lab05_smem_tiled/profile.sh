@@ -3,7 +3,7 @@
 # after bench.cu:
 #   experiments/lab05_smem_tiled/profile.sh BENCH_BINARY OUT_PREFIX
 # OUT_PREFIX-shipped.sass: `cuobjdump -sass` of solutions/05_tiled_matmul/solution.cu compiled as the build does
-# (-O3 -lineinfo, sm_90); OUT_PREFIX.sass: the bench's kernels; OUT_PREFIX-sass.json: each kernel's instructions by
+# (-O3 -lineinfo, sm_90), smem_tiled_kernel's part (the file's other kernels make it megabytes); OUT_PREFIX.sass: the bench's kernels; OUT_PREFIX-sass.json: each kernel's instructions by
 # opcode and width (LDS, LDS.64, LDS.128 against FFMA); OUT_PREFIX-ncu.txt: shared-memory wavefronts and instructions
 # and the FFMAs of each bench kernel launched once, ncu's speed-of-light and warp-state sections, clocks as the GPU
 # sets them (--clock-control none).
@@ -14,7 +14,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 status=0
 nvcc -cubin -O3 -std=c++17 -arch=sm_90 -lineinfo -I "$root/labs/05_tiled_matmul" -I "$root/harness/common/include" \
   -o /tmp/lab05_smem_tiled.cubin "$root/solutions/05_tiled_matmul/solution.cu" || exit 1
-cuobjdump -sass /tmp/lab05_smem_tiled.cubin >"$out-shipped.sass" || exit 1
+cuobjdump -sass /tmp/lab05_smem_tiled.cubin >/tmp/lab05_smem_tiled.sass || exit 1
+awk '/Function : / { keep = /smem_tiled_kernel/ } keep' /tmp/lab05_smem_tiled.sass >"$out-shipped.sass"
 cuobjdump -sass "$bench" >"$out.sass" || exit 1
 cat "$out-shipped.sass" "$out.sass" | awk '
   /Function : / { name = $NF; names[++k] = name; next }

@@ -21,8 +21,8 @@ std::filesystem::path kernel_program(const LabContext& ctx) {
 
 ProcessResult run_tool(const LabContext& ctx, std::vector<std::string> argv,
                        std::vector<std::pair<std::string, std::string>> env = {}) {
-  auto p = lab_process(std::move(argv), kConceptTimeoutS, ctx.work);
-  p.env = std::move(env);
+  auto p = lab_process(std::move(argv), kConceptTimeoutS, ctx.work, ctx.manifest.work_queues);
+  p.env.insert(p.env.end(), env.begin(), env.end());
   p.results_pipe = false;
   p.kill_grace_s = ctx.options.kill_grace_s;
   p.capture_limit = 16 << 20;  // ncu's CSV: a row per metric and launch, after the check's own output

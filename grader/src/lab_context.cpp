@@ -35,9 +35,11 @@ std::string exit_code_meaning(int code) {
 
 }  // namespace
 
-ProcessOptions lab_process(std::vector<std::string> argv, double timeout_s, const std::filesystem::path& dir_parent) {
+ProcessOptions lab_process(std::vector<std::string> argv, double timeout_s, const std::filesystem::path& dir_parent,
+                           int work_queues) {
   ProcessOptions p;
   p.argv = std::move(argv);
+  p.env.emplace_back("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(work_queues));  // Manifest::work_queues
   p.timeout_s = timeout_s;
   p.inherit_env = kLabEnvironment;
   p.private_dir_in = dir_parent;
@@ -110,7 +112,7 @@ void LabContext::tell(const std::string& what) const {
 }
 
 ProcessOptions LabContext::process(std::vector<std::string> argv, double timeout_s) const {
-  auto p = lab_process(std::move(argv), timeout_s, work);
+  auto p = lab_process(std::move(argv), timeout_s, work, manifest.work_queues);
   p.kill_grace_s = options.kill_grace_s;
   return p;
 }

@@ -28,8 +28,10 @@ inline constexpr const char* kResultsPath = "/dev/fd/3";
 // every lab.
 inline constexpr std::size_t kUntimedRunsAtOnce = 12;
 
-// How every lab binary runs: clean environment, fresh directory under `dir_parent`, limits, results on fd 3.
-ProcessOptions lab_process(std::vector<std::string> argv, double timeout_s, const std::filesystem::path& dir_parent);
+// How every lab binary runs: clean environment, fresh directory under `dir_parent`, limits, results on fd 3, and
+// `work_queues` hardware work queues for its CUDA contexts and its runners' (Manifest::work_queues).
+ProcessOptions lab_process(std::vector<std::string> argv, double timeout_s, const std::filesystem::path& dir_parent,
+                           int work_queues = 1);
 
 // A seed nobody can predict: a submission that recognizes the public seeds' inputs gains nothing.
 std::uint64_t fresh_seed();

@@ -205,8 +205,8 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
   }
   const Reader in{source};
   if (!root.is_object()) in.fail("(top level)", "must be a JSON object");
-  in.only_known(root, "", {"title", "weight", "timeouts", "sampling_s", "full_marks_at", "host_link", "exercises",
-                            "rules", "sanitize", "concepts"});
+  in.only_known(root, "", {"title", "weight", "timeouts", "sampling_s", "full_marks_at", "host_link", "work_queues",
+                            "exercises", "rules", "sanitize", "concepts"});
 
   Manifest m;
   m.title = in.string(root, "title", "title");
@@ -217,6 +217,12 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     if (!root.at("host_link").is_boolean())
       in.fail("host_link", fmt::format("must be true or false, not {}", root.at("host_link").dump()));
     m.host_link = root.at("host_link").get<bool>();
+  }
+  if (root.contains("work_queues")) {
+    const json& queues = root.at("work_queues");
+    if (!queues.is_number_integer() || queues.get<long long>() < 1 || queues.get<long long>() > 32)
+      in.fail("work_queues", fmt::format("must be a whole number from 1 to 32, not {}", queues.dump()));
+    m.work_queues = static_cast<int>(queues.get<long long>());
   }
   if (root.contains("timeouts")) {
     const json& timeouts = root.at("timeouts");

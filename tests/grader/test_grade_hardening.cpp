@@ -95,6 +95,30 @@ TEST_CASE("the lab runs with a clean environment, a fresh directory and resource
   }
 }
 
+TEST_CASE("a lab's CUDA processes get the work queues its manifest gives, not the grader's", "[grader][e2e]") {
+  // CUDA_DEVICE_MAX_CONNECTIONS: one queue unless the manifest says `work_queues` (Manifest::work_queues); a value in
+  // the grader's own environment does not pass (it is not on the lab's allowlist), so every machine grades alike.
+  const TempDir dir;
+  const auto spy_file = dir.path / "spy.json";
+  const auto seen_with = [&](const std::filesystem::path& labs) {
+    const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--labs-dir", labs.string()},
+                               {{"FAKE_LAB_MODE", "spy"}, {"FAKE_LAB_SPY_FILE", spy_file.string()},
+                                {"CUDA_DEVICE_MAX_CONNECTIONS", "32"}});
+    CAPTURE(run.process.out, run.process.err);
+    REQUIRE(run.process.exit_code == 0);
+    return nlohmann::json::parse(grader_test::read_text(spy_file)).at("env").value("CUDA_DEVICE_MAX_CONNECTIONS", "");
+  };
+  CHECK(seen_with(FAKE_LABS_DIR) == "1");
+  const auto labs = dir.path / "labs";
+  std::filesystem::create_directories(labs);
+  std::filesystem::copy(std::filesystem::path(FAKE_LABS_DIR) / "01_fake", labs / "01_fake",
+                        std::filesystem::copy_options::recursive);
+  auto manifest = nlohmann::json::parse(grader_test::read_text(labs / "01_fake" / "manifest.json"));
+  manifest["work_queues"] = 8;
+  grader_test::write_text(labs / "01_fake" / "manifest.json", manifest.dump());
+  CHECK(seen_with(labs) == "8");
+}
+
 TEST_CASE("a lab that writes a file past 1 GiB is stopped by SIGXFSZ and reported", "[grader][e2e][hardening]") {
   const TempDir dir;
   const auto run = run_grade(dir, {"lab1", "--exercise", "copy"}, {{"FAKE_LAB_MODE", "huge_file"}});

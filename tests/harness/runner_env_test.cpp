@@ -74,3 +74,17 @@ TEST_CASE("Nsight Compute is told from the other CUDA tools by its variables or 
   CHECK(nsight_compute_attached(with_path));
   CHECK(nsight_compute_attached(with_variable));
 }
+
+TEST_CASE("a runner gets what a CUDA program needs of the referee's environment, its work queues included",
+          "[harness][runner]") {
+  using harness::protocol::passed_to_runner;
+  for (const char* name : {"PATH", "TMPDIR", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_MAX_CONNECTIONS",
+                           "COURSE_RUNNER_SANDBOX", "CUDA_INJECTION64_PATH"}) {
+    CAPTURE(name);
+    CHECK(passed_to_runner(name));
+  }
+  for (const char* name : {"COURSE_RUNNER_UID", "HOSTNAME", "SSH_AUTH_SOCK", "FAKE_LAB_MODE", "CUDA_DEVICE", "PATHX"}) {
+    CAPTURE(name);
+    CHECK_FALSE(passed_to_runner(name));
+  }
+}

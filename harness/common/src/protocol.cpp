@@ -102,6 +102,15 @@ std::vector<int> receive_descriptors(int socket, std::size_t count) {
 
 bool is_tool_variable(std::string_view name) { return starts_with_any(name, kToolPrefixes); }
 
+bool passed_to_runner(std::string_view name) {
+  // CUDA_DEVICE_MAX_CONNECTIONS: the hardware work queues the lab's manifest gives every CUDA process of the lab
+  // (`work_queues`); a runner making CUDA's default 8 would spend the context time the setting saves.
+  static constexpr std::string_view kept[] = {"PATH", "HOME", "LANG", "TMPDIR", "LD_LIBRARY_PATH",
+                                              "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING",
+                                              "CUDA_DEVICE_MAX_CONNECTIONS", "LD_PRELOAD", "COURSE_RUNNER_SANDBOX"};
+  return std::find(std::begin(kept), std::end(kept), name) != std::end(kept) || is_tool_variable(name);
+}
+
 bool cuda_tool_attached(char** envp) {
   for (char** e = envp ? envp : environ; e && *e; ++e)
     if (starts_with_any(*e, kAttachedToolPrefixes)) return true;

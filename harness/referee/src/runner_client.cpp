@@ -46,20 +46,15 @@ fs::path self_directory() {
 /// "lab1-": runner programs are named for the lab binary (lab1, from the folder 01_coalescing) and implementation.
 std::string runner_prefix() { return "lab" + std::to_string(std::stoi(lab().id)) + "-"; }
 
-/// Only what a CUDA program needs: the runner does not see the rest of the referee's environment. Where a profiler or
-/// sanitizer runs the lab binary (ncu, compute-sanitizer), it follows child processes through variables of its own
-/// (LD_PRELOAD, CUDA_INJECTION64_PATH, NV_*): those pass, or the runner crashes half-injected. A graded run never has
-/// them: `grade` starts labN with an allowlisted environment.
+/// Only what a CUDA program needs (protocol::passed_to_runner()): the runner does not see the rest of the referee's
+/// environment. Where a profiler or sanitizer runs the lab binary (ncu, compute-sanitizer), it follows child processes
+/// through variables of its own (LD_PRELOAD, CUDA_INJECTION64_PATH, NV_*): those pass, or the runner crashes
+/// half-injected. A graded run never has them: `grade` starts labN with an allowlisted environment.
 std::vector<std::string> runner_environment() {
-  static const char* kept[] = {"PATH", "HOME", "LANG", "TMPDIR", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES",
-                               "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING", "LD_PRELOAD", "COURSE_RUNNER_SANDBOX"};
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     const std::string entry(*e);
-    const std::string name = entry.substr(0, entry.find('='));
-    const bool wanted =
-        std::find(std::begin(kept), std::end(kept), name) != std::end(kept) || protocol::is_tool_variable(name);
-    if (wanted) env.push_back(entry);
+    if (protocol::passed_to_runner(entry.substr(0, entry.find('=')))) env.push_back(entry);
   }
   return env;
 }

@@ -36,6 +36,10 @@ std::vector<int> receive_descriptors(int socket, std::size_t count);
 /// True for a variable through which a CUDA tool (ncu, nsys, compute-sanitizer) follows a process (LD_PRELOAD aside):
 /// a runner keeps those from the referee's environment, or it crashes half-injected.
 bool is_tool_variable(std::string_view name);
+/// True for a variable of the referee's environment that its runners get too: what a CUDA program needs (PATH, HOME,
+/// LANG, TMPDIR, LD_LIBRARY_PATH, the CUDA_ variables that pick the device, load modules or size its work queues,
+/// COURSE_RUNNER_SANDBOX, LD_PRELOAD) and a CUDA tool's variables (is_tool_variable()); nothing else of it.
+bool passed_to_runner(std::string_view name);
 /// True when a CUDA tool that follows this process's kernels is attached: one of the variables only an attached tool
 /// sets is in `envp` (a NULL-terminated environment; nullptr: this process's). Not NV_ alone, which NVIDIA's CUDA
 /// container images set for their own use (NV_CUDA_LIB_VERSION, ...).
