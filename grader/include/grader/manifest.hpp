@@ -92,11 +92,11 @@ struct Manifest {
   /// is slowed by another's traffic over the host: `grade batch` times such runs one at a time on a host
   /// (HostLinkTurn), whatever GPU each worker grades on.
   bool host_link = false;
-  /// `"work_queues"` (1 to 32, default 1): the hardware work queues of every CUDA process of the lab (its referee, runners
-  /// and the tools around them), as CUDA_DEVICE_MAX_CONNECTIONS. CUDA's own default, 8, makes a context take about
-  /// twice as long to make and end, and a host makes contexts one at a time (experiments/context_cost), while a lab
-  /// whose code runs on one stream has no use for more than one queue. A lab whose submissions overlap work on several
-  /// streams (lab 07) gives them 8, or its streams would wait on each other in one queue.
+  /// `"work_queues"` (1 to 32, default 1): the hardware work queues of every CUDA process of the lab (its referee,
+  /// runners and the tools around them), as CUDA_DEVICE_MAX_CONNECTIONS. CUDA's own default, 8, makes a context take
+  /// about twice as long to make and to end, and a host makes contexts one at a time (experiments/context_cost), while
+  /// a lab whose code runs on one stream has no use for more than one queue. A lab whose submissions overlap work on
+  /// several streams (lab 07) gives them 8, or its streams would wait on each other in one queue.
   int work_queues = 1;
   std::vector<ExerciseSpec> exercises;
   SubmissionRules rules;         ///< empty unless the lab widens the default
