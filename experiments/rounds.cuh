@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <vector>
 
 #include "cuda_check.cuh"
@@ -44,3 +45,19 @@ inline Spread spread(std::vector<float> ms) {
   return {ms[ms.size() / 2], ms.front(), ms.back()};
 }
 inline double median(const std::vector<float>& ms) { return spread(ms).median_ms; }
+
+/// Every variant launched once (its warm-up) on `stream`, each into `out` poisoned with 0xff bytes first, and its
+/// `bytes` of output compared bit for bit with the first variant's: the index of the first variant that differs, or
+/// variants.size() when all agree. For variants that compute the same values in the same order.
+template <class Variants, class Launch>
+std::size_t first_differing(Variants& variants, cudaStream_t stream, void* out, std::size_t bytes, Launch launch) {
+  std::vector<unsigned char> expected(bytes), got(bytes);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    CHECK(cudaMemsetAsync(out, 0xff, bytes, stream));
+    launch(variants[i]);
+    CHECK(cudaStreamSynchronize(stream));
+    CHECK(cudaMemcpy(i == 0 ? expected.data() : got.data(), out, bytes, cudaMemcpyDeviceToHost));
+    if (i > 0 && std::memcmp(expected.data(), got.data(), bytes) != 0) return i;
+  }
+  return variants.size();
+}

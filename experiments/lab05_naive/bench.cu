@@ -126,16 +126,10 @@ int main(int argc, char** argv) {
     x.kernel<<<grid, dim3(x.bx, x.by), smem_for(x.blocks_per_sm_cap), s>>>(a, b, c, kDim, kDim, kDim);
     CHECK(cudaGetLastError());
   };
-  std::vector<float> expected(elems), got(elems);
-  for (std::size_t i = 0; i < v.size(); ++i) {  // warm-up, and each variant's C checked once
-    CHECK(cudaMemsetAsync(c, 0xff, bytes, s));
-    launch(v[i]);
-    CHECK(cudaStreamSynchronize(s));
-    CHECK(cudaMemcpy(i == 0 ? expected.data() : got.data(), c, bytes, cudaMemcpyDeviceToHost));
-    if (i > 0 && std::memcmp(expected.data(), got.data(), bytes) != 0) {
-      std::fprintf(stderr, "%s: C differs from the reference's\n", v[i].name.c_str());
-      return 2;
-    }
+  // Warm-up, and each variant's C checked once.
+  if (const std::size_t i = first_differing(v, s, c, bytes, launch); i < v.size()) {
+    std::fprintf(stderr, "%s: C differs from the reference's\n", v[i].name.c_str());
+    return 2;
   }
   if (once) return 0;
   constexpr int kRounds = 15;

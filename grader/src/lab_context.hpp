@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "grader/lab_files.hpp"
+#include "grader/manifest.hpp"
 #include "grader/lab_run.hpp"
 #include "grader/process.hpp"
 
@@ -31,7 +32,7 @@ inline constexpr std::size_t kUntimedRunsAtOnce = 12;
 // How every lab binary runs: clean environment, fresh directory under `dir_parent`, limits, results on fd 3, and
 // `work_queues` hardware work queues for its CUDA contexts and its runners' (Manifest::work_queues).
 ProcessOptions lab_process(std::vector<std::string> argv, double timeout_s, const std::filesystem::path& dir_parent,
-                           int work_queues = 1);
+                           int work_queues = Manifest{}.work_queues);
 
 // A seed nobody can predict: a submission that recognizes the public seeds' inputs gains nothing.
 std::uint64_t fresh_seed();
