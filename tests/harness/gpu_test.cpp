@@ -145,10 +145,11 @@ TEST_CASE("interleaved timing returns a plausible median for each contender", "[
        {"big", on_stream([&](cudaStream_t st) { CUDA_CHECK(cudaMemsetAsync(big.get(), 1, big.bytes(), st)); })}},
       options);
   REQUIRE(s.size() == 2);
-  REQUIRE(s[0].samples >= options.min_samples);
-  REQUIRE(s[0].samples == s[1].samples);  // one sample of each per round
-  REQUIRE(s[0].median > 0);
-  REQUIRE(s[1].median > 10 * s[0].median);  // 256x the bytes
+  REQUIRE(s[0].summary.samples >= options.min_samples);
+  REQUIRE(s[0].summary.samples == s[1].summary.samples);  // one sample of each per round
+  REQUIRE(s[0].summary.median > 0);
+  REQUIRE(s[1].summary.median > 10 * s[0].summary.median);  // 256x the bytes
+  for (const auto& sample : s[1].samples) REQUIRE(sample.wall_ms >= sample.event_ms);  // the host clock spans it
 }
 
 TEST_CASE("the GPU makes the same random inputs as the host, for ints and floats", "[harness][gpu][random]") {

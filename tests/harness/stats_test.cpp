@@ -33,6 +33,10 @@ TEST_CASE("noise is 1.4826 MAD over the median, in percent", "[harness][stats]")
 }
 
 // The sampling policy of time_interleaved() needs no GPU: contenders are any functions returning milliseconds.
+namespace {
+harness::Sample events(double ms) { return {ms, ms}; }  // a sample whose host clock adds nothing
+}  // namespace
+
 TEST_CASE("interleaved timing stops at the floor of samples once its time is spent, not at the minimum",
           "[harness][timing]") {
   harness::TimingOptions options;
@@ -41,10 +45,10 @@ TEST_CASE("interleaved timing stops at the floor of samples once its time is spe
   const auto slow = [&] {  // 20 ms a run, noisy: only the time budget ends it
     ++calls;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    return 10.0 + (calls % 2) * 5.0;
+    return events(10.0 + (calls % 2) * 5.0);
   };
   const auto s = harness::time_interleaved({{"slow", slow}}, options);
-  REQUIRE(s[0].samples == options.floor_samples);
+  REQUIRE(s[0].summary.samples == options.floor_samples);
   REQUIRE(options.floor_samples < options.min_samples);
   REQUIRE(calls == static_cast<int>(options.warmup + options.floor_samples));
 }
@@ -53,13 +57,13 @@ TEST_CASE("interleaved timing takes the minimum of samples while its time lasts,
           "[harness][timing]") {
   harness::TimingOptions options;
   options.max_seconds = 60;
-  const auto s = harness::time_interleaved({{"quiet", [] { return 1.0; }}}, options);
-  REQUIRE(s[0].samples == options.min_samples);
+  const auto s = harness::time_interleaved({{"quiet", [] { return events(1.0); }}}, options);
+  REQUIRE(s[0].summary.samples == options.min_samples);
   // A noisy contender keeps sampling past the minimum until max_samples.
   int k = 0;
   options.max_samples = 40;
-  const auto noisy = harness::time_interleaved({{"noisy", [&] { return 1.0 + 0.1 * (++k % 7); }}}, options);
-  REQUIRE(noisy[0].samples == 40);
+  const auto noisy = harness::time_interleaved({{"noisy", [&] { return events(1.0 + 0.1 * (++k % 7)); }}}, options);
+  REQUIRE(noisy[0].summary.samples == 40);
 }
 
 TEST_CASE("a capped contender sits out once it has its samples, and its noise no longer holds the timing up",
@@ -67,13 +71,13 @@ TEST_CASE("a capped contender sits out once it has its samples, and its noise no
   harness::TimingOptions options;
   options.max_seconds = 60;
   int quiet_calls = 0, noisy_calls = 0;
-  harness::Contender quiet{"student", [&] { return ++quiet_calls, 1.0; }};
-  harness::Contender noisy{"baseline", [&] { return 1.0 + 0.3 * (++noisy_calls % 3); }, 5};
+  harness::Contender quiet{"student", [&] { return ++quiet_calls, events(1.0); }};
+  harness::Contender noisy{"baseline", [&] { return events(1.0 + 0.3 * (++noisy_calls % 3)); }, 5};
   const auto s = harness::time_interleaved({quiet, noisy}, options);
-  CHECK(s[1].samples == 5);
+  CHECK(s[1].summary.samples == 5);
   CHECK(noisy_calls == static_cast<int>(options.warmup + 5));
   // Without the cap the noisy one would keep both sampling to max_samples (200).
-  CHECK(s[0].samples == options.min_samples);
+  CHECK(s[0].summary.samples == options.min_samples);
   CHECK(quiet_calls == static_cast<int>(options.warmup + options.min_samples));
 }
 
@@ -82,13 +86,66 @@ TEST_CASE("a warm contender gets no warm-up run; the rounds' hooks still run aro
   harness::TimingOptions options;
   options.max_seconds = 60;
   int warm_calls = 0, cold_calls = 0, rounds = 0;
-  harness::Contender warm{"student", [&] { return ++warm_calls, 1.0; }, 0, true};
-  harness::Contender cold{"ceiling", [&] { return ++cold_calls, 1.0; }};
+  harness::Contender warm{"student", [&] { return ++warm_calls, events(1.0); }, 0, true};
+  harness::Contender cold{"ceiling", [&] { return ++cold_calls, events(1.0); }};
   const auto s = harness::time_interleaved({warm, cold}, options, [&] { ++rounds; });
   CHECK(warm_calls == static_cast<int>(options.min_samples));
   CHECK(cold_calls == static_cast<int>(options.warmup + options.min_samples));
   CHECK(rounds == static_cast<int>(options.warmup + options.min_samples));
-  CHECK(s[0].samples == options.min_samples);
+  CHECK(s[0].summary.samples == options.min_samples);
+  // Trimmed: the cold contender's warm-up runs are in its record, apart from the samples, and not summarized.
+  CHECK(s[0].warmup.empty());
+  CHECK(s[1].warmup.size() == options.warmup);
+  CHECK(s[1].samples.size() == options.min_samples);
+}
+
+TEST_CASE("a record keeps both clocks of every sample, and the warm-up runs apart from what is summarized",
+          "[harness][timing]") {
+  harness::TimingOptions options;
+  options.max_seconds = 60;
+  options.min_samples = options.max_samples = 10;  // the times below are all different: noise would ask for more
+  int calls = 0;
+  // The first call is the warm-up (100 ms: a cold start); then event times 1, 2, 3, ... with the host clock 0.5 ms
+  // behind each.
+  harness::Contender c{"ceiling", [&] {
+                         const double ms = calls++ == 0 ? 100.0 : static_cast<double>(calls - 1);
+                         return harness::Sample{ms, ms + 0.5};
+                       }};
+  const auto s = harness::time_interleaved({c}, options);
+  REQUIRE(s[0].warmup.size() == 1);
+  CHECK(s[0].warmup[0].event_ms == 100.0);
+  REQUIRE(s[0].samples.size() == options.min_samples);
+  for (std::size_t i = 0; i < s[0].samples.size(); ++i) {
+    CHECK(s[0].samples[i].event_ms == static_cast<double>(i + 1));
+    CHECK(s[0].samples[i].wall_ms == static_cast<double>(i + 1) + 0.5);
+    CHECK(s[0].gap_ms()[i] == 0.5);
+  }
+  CHECK(s[0].summary.max == static_cast<double>(options.min_samples));  // the 100 ms warm-up is not in it
+  CHECK_FALSE(s[0].host_bound_overhead_ms);  // course code in the referee is graded by its events
+}
+
+TEST_CASE("bounding by the host clock grades the runners named, with the course runners' overhead",
+          "[harness][timing][stats]") {
+  harness::TimingOptions options;
+  options.max_seconds = 60;
+  options.min_samples = options.max_samples = 10;
+  // Every contender's kernel takes 1 ms by its events; the course runners answer 0.2 ms after their events, the
+  // student's host clock says 3 ms (its event times forged), the ceiling's host clock includes a 5 ms flush.
+  const auto with_gap = [](double gap) { return [gap] { return harness::Sample{1.0, 1.0 + gap}; }; };
+  auto records = harness::time_interleaved(
+      {{"student", with_gap(2.0)}, {"reference", with_gap(0.2)}, {"baseline", with_gap(0.2)},
+       {"ceiling", with_gap(5.0)}},
+      options);
+  for (const auto& r : records) CHECK(r.summary.median == 1.0);  // before the bound: events alone
+  const double overhead =
+      harness::bound_by_host_clock(records, {"student", "reference", "baseline"}, {"reference", "baseline"});
+  CHECK_THAT(overhead, Catch::Matchers::WithinAbs(0.2, 1e-12));
+  CHECK_THAT(records[0].summary.median, Catch::Matchers::WithinAbs(3.0 - 0.2, 1e-12));  // the forgery gains 0.2 ms
+  CHECK(records[1].summary.median == 1.0);  // a fair runner keeps its events
+  CHECK(records[3].summary.median == 1.0);  // not named: not bounded
+  CHECK(records[0].host_bound_overhead_ms == overhead);
+  CHECK_FALSE(records[3].host_bound_overhead_ms);
+  CHECK_THROWS_AS(harness::bound_by_host_clock(records, {"nobody"}, {"reference"}), std::logic_error);
 }
 
 TEST_CASE("the clock bound takes the course runners' largest overhead, so a fair runner is graded by its events",

@@ -185,8 +185,8 @@ class RemoteRunner final : public Runner {
     problem_ = &problem;
   }
 
-  RunnerSample run() override {
-    RunnerSample sample;
+  Sample run() override {
+    Sample sample;
     turn([&] {
       // The untimed set-up and hand-over (Problem::before_run, after_run) are commands of their own, outside the
       // clock.

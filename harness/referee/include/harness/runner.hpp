@@ -31,6 +31,7 @@
 ///   {"op": "close"}   unmaps the buffers -> {"ok": true}
 /// A failure answers {"ok": false, "error": text, "sticky": bool}; after a sticky CUDA error the runner exits.
 #include <harness/launcher.hpp>
+#include <harness/stats.hpp>
 
 #include <filesystem>
 #include <memory>
@@ -47,12 +48,6 @@ inline constexpr const char* kMutantPrefix = "mutant:";
 /// The most a runner's own words (its error messages) may take in anything the referee reports: a submission
 /// controls them, and a row of a class's results carries only what its own run produced.
 inline constexpr std::size_t kRunnerMessageBytes = 1024;
-
-/// One timed run as the referee saw it.
-struct RunnerSample {
-  double event_ms = 0;  ///< the runner's CUDA event time around its launcher: the measure
-  double wall_ms = 0;   ///< the referee's host clock around the whole command: an upper bound the runner cannot move
-};
 
 /// The implementation failed to run: its launcher threw, a CUDA call failed, or its runner process died.
 class RunnerFailure : public std::runtime_error {
@@ -77,7 +72,7 @@ class Runner {
   virtual void open(const std::string& exercise, Problem& problem) = 0;
   /// Runs the launcher once on the open problem and waits for every piece of device work it started. Throws
   /// RunnerFailure.
-  virtual RunnerSample run() = 0;
+  virtual Sample run() = 0;
   /// Forgets the open problem (its buffers stay the referee's).
   virtual void close() = 0;
   /// Starts ending the runner without waiting for it to be gone (the destructor waits): runners ended one after

@@ -8,6 +8,14 @@
 
 namespace harness {
 
+/// One timed run, as both clocks saw it.
+struct Sample {
+  double event_ms = 0;  ///< CUDA events around the work alone: the measure
+  /// The referee's host clock around the command that ran it: for a runner the command it was sent (an upper bound the
+  /// runner cannot move), for course code run in the referee the whole sample, its L2 flush included.
+  double wall_ms = 0;
+};
+
 /// Summary of a set of timing samples (milliseconds).
 struct Summary {
   std::size_t samples = 0;  ///< how many samples were summarized

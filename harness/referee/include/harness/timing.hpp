@@ -1,19 +1,25 @@
 #pragma once
 /// @file timing.hpp
-/// @brief Interleaved, L2-cold timing with CUDA events.
+/// @brief Interleaved, L2-cold timing with CUDA events, in named steps.
 ///
-/// Method (nvbench's cold measurement, llm.c's benchmark_kernel): every contender runs a few warm-up times; then in
-/// rounds, each contender once per round in a rotating order, L2 is flushed by writing twice its size, and the run is
-/// bracketed by events on the harness's stream. Interleaving puts student, reference and baseline under the same
-/// clocks and temperature, so their ratio means something even when the GPU drifts. Sampling stops when every
-/// contender has at least `min_samples` and a robust noise under `target_noise_pct`, or at `max_seconds` once every
-/// contender has `floor_samples` (a contender of half a second a run is its own average: ten of them bought nothing
-/// but the 20 s lab 04's first stage spent on every grade).
+/// Method (nvbench's cold measurement, llm.c's benchmark_kernel), one step at a time, each a function below:
+/// 1. warm-up: every contender that has not run at this shape runs `warmup` times, untimed;
+/// 2. rounds: each contender once per round in a rotating order, L2 flushed before every sample, until every
+///    contender has at least `min_samples` and a robust noise under `target_noise_pct`, or `max_seconds` have passed
+///    once every contender has `floor_samples` (a contender of half a second a run is its own average: ten of them
+///    bought nothing but the 20 s lab 04's first stage spent on every grade);
+/// 3. trim: the warm-up runs are kept apart from the samples (ContenderRecord::warmup), never summarized;
+/// 4. bound by the host clock: a runner's samples count at least the referee's clock less the course runners'
+///    overhead (bound_by_host_clock), so that an event time a submission forged gains at most that overhead;
+/// 5. summarize: median, extremes and noise of what is graded (ContenderRecord::summary).
+/// Interleaving puts student, reference and baseline under the same clocks and temperature, so their ratio means
+/// something even when the GPU drifts. Every sample carries both clocks (Sample) from the contender to its record.
 #include <harness/device.hpp>
 #include <harness/stats.hpp>
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,10 +35,11 @@ struct TimingOptions {
   double max_seconds = 3.0;        ///< stop adding rounds after this, once each contender has floor_samples
 };
 
-/// One thing to time: `sample` makes one L2-cold run and returns its milliseconds (it may throw to stop the timing).
+/// One thing to time: `sample` makes one L2-cold run and returns both clocks' milliseconds (it may throw to stop the
+/// timing).
 struct Contender {
   std::string name;               ///< "student", "reference", ...
-  std::function<double()> sample;  ///< one flushed, timed run
+  std::function<Sample()> sample;  ///< one flushed, timed run
   /// Once it has this many samples it sits out the later rounds and no longer holds the timing up with its noise
   /// (0: no cap). For the baseline, which only anchors where performance points start: its runs are the slowest
   /// (lab 04's atomic stage as warp_atomic's baseline, 471 ms a run against 15 ms) and a grade moves little with it.
@@ -75,15 +82,39 @@ class IdleGpu {
   cudaStream_t stream_;
 };
 
-/// A Contender::sample for work this process enqueues on `stream`: flush, events around `run`, synchronize.
-std::function<double()> stream_sample(std::function<void(cudaStream_t)> run, cudaStream_t stream, L2Flusher& flusher);
+/// Everything the timing of one contender produced: its runs with both clocks, and what is graded of them.
+struct ContenderRecord {
+  std::string name;             ///< the contender's
+  std::vector<Sample> warmup;   ///< step 1's untimed runs, trimmed (step 3): never summarized
+  std::vector<Sample> samples;  ///< step 2's samples, in the order they were taken
+  /// Step 4: the allowance of the host-clock bound (ms), when this record's samples are bounded by it.
+  std::optional<double> host_bound_overhead_ms;
+  Summary summary;  ///< step 5: of graded_ms()
 
-/// Times `contenders` interleaved; returns one Summary per contender, in order. `before_round` and `after_round`, when
-/// given, run around every round, warm-up rounds included (fresh inputs before, checks of the round's outputs after);
-/// a contender that is warm or has its max_samples sits a round out, so a hook must check only those that ran.
-/// Throws what a sample or a hook throws.
-std::vector<Summary> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options,
-                                      const std::function<void()>& before_round = {},
-                                      const std::function<void()>& after_round = {});
+  /// Every sample's event time.
+  std::vector<double> event_ms() const;
+  /// Every sample's host clock less its events.
+  std::vector<double> gap_ms() const;
+  /// What is graded: the event times, each at least the host clock less the overhead where the record is bounded.
+  std::vector<double> graded_ms() const;
+};
+
+/// A Contender::sample for work this process enqueues on `stream`: flush, events around `run`, synchronize; its host
+/// clock spans the whole sample.
+std::function<Sample()> stream_sample(std::function<void(cudaStream_t)> run, cudaStream_t stream, L2Flusher& flusher);
+
+/// Steps 1, 2, 3 and 5: times `contenders` interleaved and returns one record per contender, in order, summarized by
+/// its event times. `before_round` and `after_round`, when given, run around every round, warm-up rounds included
+/// (fresh inputs before, checks of the round's outputs after); a contender that is warm or has its max_samples sits a
+/// round out, so a hook must check only those that ran. Throws what a sample or a hook throws.
+std::vector<ContenderRecord> time_interleaved(const std::vector<Contender>& contenders, const TimingOptions& options,
+                                              const std::function<void()>& before_round = {},
+                                              const std::function<void()>& after_round = {});
+
+/// Step 4, then 5 again: bounds the records named in `bounded` by the host clock, with the overhead the records named
+/// in `gauges` (the course's own runners, which no submission controls) pay for the same commands
+/// (runner_overhead()), and summarizes them again. Returns that overhead.
+double bound_by_host_clock(std::vector<ContenderRecord>& records, const std::vector<std::string>& bounded,
+                           const std::vector<std::string>& gauges);
 
 }  // namespace harness

@@ -64,11 +64,6 @@ class ResultsOut {
 
 using Runners = std::map<std::string, std::unique_ptr<Runner>>;
 
-/// A runner's samples as both clocks saw them.
-struct Clocks {
-  std::vector<double> event, wall;
-};
-
 // One exercise timed with `runners` (started by time(), opened here on this exercise's problem); its result written
 // to `results`. Returns the exit code: kOk, or kTestFailure where the student was wrong (time() stops there).
 int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::vector<std::string>& roles,
@@ -134,11 +129,11 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   /// One run of `role` on freshly poisoned outputs, checked (on the GPU where the problem allows); the runner's times,
   /// or a failure message. Problems checked only on the host (lab 07's host arrays) are checked in full before and
   /// after the timing, and each timed run at random positions (verify_sample).
-  const auto checked_run = [&](const std::string& role, std::string& failure, bool check = true) -> RunnerSample {
+  const auto checked_run = [&](const std::string& role, std::string& failure, bool check = true) -> Sample {
     problem->poison(stream.get());
     stream.synchronize();
     try {
-      const RunnerSample s = runners.at(role)->run();
+      const Sample s = runners.at(role)->run();
       if (check) {
         const Verdict v = problem->checks_on_device() ? problem->verify_on_device() : problem->verify(true);
         if (!v.ok) failure = v.message;
@@ -173,13 +168,13 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   std::mt19937_64 salts(salt_seed);
   const std::map<std::string, std::size_t> slot = {{"student", 0}, {"reference", 1}, {"baseline", 2}};
   L2Flusher flusher(device.l2_bytes);
-  std::map<std::string, Clocks> clocks;
+  std::map<std::string, std::size_t> timed_runs;  // by runner: its runs since the first checks, for the messages
   struct TimedWrong : std::runtime_error {
     TimedWrong(std::string who, const std::string& what) : std::runtime_error(what), role(std::move(who)) {}
     std::string role;
   };
   const auto timed_wrong = [&](const std::string& role, const std::string& failure) {
-    return TimedWrong(role, role + "'s output of timed run " + std::to_string(clocks[role].event.size() + 1) +
+    return TimedWrong(role, role + "'s output of timed run " + std::to_string(timed_runs[role]) +
                                 " is wrong: " + failure);
   };
   std::set<std::string> ran;  // the runners that ran in this round: a capped baseline sits rounds out
@@ -192,9 +187,10 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   for (const auto& role : roles)
     contenders.push_back({role, [&, role] {
                             ran.insert(role);
+                            ++timed_runs[role];
                             flusher.flush(stream.get());
                             std::string failure;
-                            const RunnerSample s = checked_run(role, failure, !fresh && problem->checks_on_device());
+                            const Sample s = checked_run(role, failure, !fresh && problem->checks_on_device());
                             if (fresh && failure.empty()) {
                               if (const Verdict v = problem->verify_unchanged(); !v.ok) failure = v.message;
                               problem->save_outputs(slot.at(role));
@@ -204,9 +200,7 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
                             if (!problem->checks_on_device() && failure.empty())
                               if (const Verdict v = problem->verify_sample(salts()); !v.ok) failure = v.message;
                             if (!failure.empty()) throw timed_wrong(role, failure);
-                            clocks[role].event.push_back(s.event_ms);
-                            clocks[role].wall.push_back(s.wall_ms);
-                            return s.event_ms;
+                            return s;
                           },
                           role == "baseline" ? kBaselineSamples : 0, true});
   const Measures& measures = measures_of(spec->name);
@@ -257,10 +251,10 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   // Timed alone, an exercise earns no points by its time (grader: timed_alone): one sample is its report. It ran once
   // at this shape already (the first checks); lab 04's atomic stage costs 472 ms a run on an H200.
   if (request.student_only) options.floor_samples = 1;
-  std::vector<Summary> summaries;
+  std::vector<ContenderRecord> records;
   try {
-    summaries = fresh ? time_interleaved(contenders, options, new_inputs, compare_round)
-                      : time_interleaved(contenders, options);
+    records = fresh ? time_interleaved(contenders, options, new_inputs, compare_round)
+                    : time_interleaved(contenders, options);
   } catch (const TimedWrong& e) {
     if (e.role != "student") throw std::logic_error(e.what());  // the course's own implementations disagree
     return wrong(e.what());
@@ -270,57 +264,40 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   out["idle_waits"] = idle_waits;
   phase_done("timing");
 
-  // The warm-up runs are in the clocks too: drop them. Then bound the runners' graded samples by the host clock.
-  for (std::size_t i = 0; i < roles.size(); ++i) {
-    auto& c = clocks[roles[i]];
-    const auto warmups = static_cast<std::ptrdiff_t>(c.event.size() - summaries[i].samples);
-    c.event.erase(c.event.begin(), c.event.begin() + warmups);
-    c.wall.erase(c.wall.begin(), c.wall.begin() + warmups);
-  }
-  const auto gaps_of = [&](const std::string& role) {
-    std::vector<double> gaps;
-    const Clocks& c = clocks[role];
-    for (std::size_t i = 0; i < c.event.size(); ++i) gaps.push_back(c.wall[i] - c.event[i]);
-    return gaps;
-  };
-  // Alone, the student is its own gauge (no bound: its time earns nothing); otherwise the course's two runners.
+  // The runners' samples bounded by the host clock, with the overhead of the course's two runners (their
+  // 90th-percentile gap between the referee's clock and their events, 0.2-0.4 ms on an H200): a fair runner's samples
+  // almost never exceed it, so they are graded by their events; a forged event time gains at most that. (The median
+  // gap raised half of every runner's samples by its jitter: the reference graded itself at 1.11x on 0.36 ms kernels;
+  // the reference's gap alone graded a fair student at 1.15x: runner_overhead().) Alone, the student is its own gauge
+  // (its time earns nothing).
   const std::vector<std::string> gauges = request.student_only ? std::vector<std::string>{"student"}
                                                                 : std::vector<std::string>{"reference", "baseline"};
-  std::vector<std::vector<double>> course_gaps;
-  for (const auto& role : gauges) course_gaps.push_back(gaps_of(role));
-  // The course runners' 90th-percentile gap between the host clock and their events (0.2-0.4 ms on an H200): a fair
-  // runner's samples almost never exceed it, so they are graded by their events; a forged event time gains at most
-  // that. (The median gap raised half of every runner's samples by its jitter: the reference graded itself at 1.11x
-  // on 0.36 ms kernels; the reference's gap alone graded a fair student at 1.15x: runner_overhead().)
-  const double overhead = runner_overhead(course_gaps);
-  for (std::size_t i = 0; i < roles.size(); ++i)
-    summaries[i] = summarize(clock_bounded(clocks[roles[i]].event, clocks[roles[i]].wall, overhead));
-  out[keys::kRunnerOverheadMs] = overhead;
+  out[keys::kRunnerOverheadMs] = bound_by_host_clock(records, roles, gauges);
 
   const double amount = memory ? work.bytes : work.flops;
-  for (std::size_t i = 0; i < contenders.size(); ++i) {
-    const Summary& s = summaries[i];
-    const bool is_ceiling = contenders[i].name == "ceiling";
+  for (const ContenderRecord& record : records) {
+    const Summary& s = record.summary;
+    const bool is_ceiling = record.name == "ceiling";
     const double per_run = is_ceiling ? ceiling->amount() : amount;
     nlohmann::json r = {{keys::kMedianMs, s.median},   {keys::kMinMs, s.min},
                         {keys::kMaxMs, s.max},         {keys::kNoisePct, s.noise_pct},
                         {keys::kSamples, s.samples},   {keys::kRate, per_run / (s.median * 1e6)}};
     if (is_ceiling) r[keys::kWhat] = ceiling->what();
-    if (clocks.contains(contenders[i].name)) {
-      r[keys::kEventMedianMs] = median(clocks[contenders[i].name].event);
-      r[keys::kHostGapMs] = median(gaps_of(contenders[i].name));
+    if (record.host_bound_overhead_ms) {
+      r[keys::kEventMedianMs] = median(record.event_ms());
+      r[keys::kHostGapMs] = median(record.gap_ms());
     }
-    out[keys::kRunners][contenders[i].name] = r;
+    out[keys::kRunners][record.name] = r;
   }
   const double student_rate = out[keys::kRunners]["student"][keys::kRate].get<double>();
   const double ceiling_rate = out[keys::kRunners]["ceiling"][keys::kRate].get<double>();
   out[keys::kPercentOfCeiling] = 100.0 * student_rate / ceiling_rate;
   if (measures.metrics && !request.student_only) {  // metrics compare the contenders
     Medians medians, log_errors;
-    for (std::size_t i = 0; i < contenders.size(); ++i) {
-      medians[contenders[i].name] = summaries[i].median;
-      log_errors[contenders[i].name] =
-          median_log_error(summaries[i].noise_pct, static_cast<double>(summaries[i].samples));
+    for (const ContenderRecord& record : records) {
+      medians[record.name] = record.summary.median;
+      log_errors[record.name] =
+          median_log_error(record.summary.noise_pct, static_cast<double>(record.summary.samples));
     }
     out[keys::kMetrics] = measures.metrics(medians);
     out[keys::kMetricErrors] = metric_errors(measures.metrics, medians, log_errors);
