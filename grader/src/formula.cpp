@@ -19,6 +19,10 @@ namespace grader {
 //     f = 0                                  if t_s >= t_b
 //     f = ln(t_b / t_s) / ln(t_b / full)     otherwise (log scale: each halving of the time earns the same points)
 //   A time that is not a positive finite number gives f = 0.
+//   An exercise whose baseline code runs at a different speed in another process of the same run (zero_margin m in
+//   its manifest entry) counts t_b / (1 + m) as t_b: the shipped code, timed as the student, earns nothing when its
+//   own process draws the faster time (lab 01's column_sums: its stub's lanes read 4 MiB apart, and how fast that
+//   runs moves with the process several times as much as any other exercise's baseline does).
 //   An exercise whose baseline time is a property of the host more than of the code (zero_at_most in its manifest
 //   entry, a multiple z of the reference's time) counts min(t_b, z * t_r) as t_b: the scale's zero no longer moves
 //   with the baseline's process, so neither does a kernel's f, and the shipped code, timed as the student, still
@@ -28,9 +32,12 @@ namespace grader {
 //
 //   Graded by a metric instead (the manifest's `graded_by`, lab 07's pipelines): with m_s and m_r the student's and
 //   the reference's values of it in the same run (0 at the baseline, higher when better) and k its full_marks_at,
-//     f = clamp(m_s / (k m_r), 0, 1)       (linear: the metric is already a share of what can be gained)
-//   and sd(f)^2 = (e_s / (k m_r))^2 + (m_s e_r / (k m_r^2))^2 from the metric's standard errors e_s and e_r.
-//   A run where m_r < kLeastReferenceMetric cannot grade by the metric (the reference did not show it either).
+//     f = clamp((m_s - z) / (k m_r - z), 0, 1)       (linear: the metric is already a share of what can be gained)
+//   where z is the metric's zero_at (default 0: the value at the baseline): what the baseline's own code drew as the
+//   student, so that a value between-process noise gives earns nothing; and sd(f)^2 = (e_s / (k m_r - z))^2 +
+//   ((m_s - z) k e_r / (k m_r - z)^2)^2 from the metric's standard errors e_s and e_r.
+//   A run where m_r < kLeastReferenceMetric, or where k m_r <= z, cannot grade by the metric (the reference did not
+//   show it either).
 //
 //   A run that cannot tell kernels apart does not hand out points by chance: graded by time, f is 0 and the run is
 //   ungraded (the grader marks it invalid-run and says why) when t_b < kNarrowestScale * full (a baseline no slower
@@ -56,15 +63,19 @@ double clamped_sd(double raw, double sd) { return raw - 2 * sd >= 1 || raw + 2 *
 
 // f and its spread from the manifest's metric; `ungraded` says why not where the reference shows too little of it.
 void score_by_metric(const MetricInputs& m, Score& s) {
-  if (!std::isfinite(m.student) || !std::isfinite(m.reference) || !(m.reference >= kLeastReferenceMetric)) {
+  const double full = m.full_marks_at * m.reference;
+  if (!std::isfinite(m.student) || !std::isfinite(m.reference) || !(m.reference >= kLeastReferenceMetric) ||
+      !(full > m.zero_at)) {
     s.ungraded = fmt::format("the reference reached {} {:.2f} in this run, under the {:g} needed to grade a share of "
                              "it: this machine cannot grade this exercise's performance",
-                             m.name, m.reference, kLeastReferenceMetric);
+                             m.name, m.reference,
+                             std::max(kLeastReferenceMetric, m.zero_at / std::max(m.full_marks_at, 1e-9)));
     return;
   }
-  const double full = m.full_marks_at * m.reference, raw = m.student / full;
+  const double span = full - m.zero_at, raw = (m.student - m.zero_at) / span;
   s.perf_fraction = std::clamp(raw, 0.0, 1.0);
-  const double es = m.student_error / full, er = m.student * m.reference_error / (full * m.reference);
+  const double es = m.student_error / span,
+               er = (m.student - m.zero_at) * m.full_marks_at * m.reference_error / (span * span);
   s.perf_fraction_sd = clamped_sd(raw, std::sqrt(es * es + er * er));
 }
 
@@ -103,8 +114,9 @@ Score score_exercise(const ScoreInputs& in) {
   if (gate && valid(in.student_ms) && valid(in.reference_ms) && valid(in.baseline_ms) && in.full_marks_at > 0) {
     const double ts = in.student_ms, full = in.full_marks_at * in.reference_ms;
     const double cap = in.zero_at_most * in.reference_ms;
-    const bool capped = in.zero_at_most > 0 && cap < in.baseline_ms;
-    const double tb = capped ? cap : in.baseline_ms;
+    const double margined = in.baseline_ms / (1 + std::max(0.0, in.zero_margin));
+    const bool capped = in.zero_at_most > 0 && cap < margined;
+    const double tb = capped ? cap : margined;
     s.window = tb / in.reference_ms;
     if (in.metric)
       score_by_metric(*in.metric, s);

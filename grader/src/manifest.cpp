@@ -180,7 +180,7 @@ ConceptSpec parse_concept(const Reader& in, const json& c, const std::string& wh
 // `"graded_by"`: a metric stem the time results name with _student and _reference, and where full marks start.
 GradedBy parse_graded_by(const Reader& in, const json& g, const std::string& where) {
   if (!g.is_object()) in.fail(where, "must be an object");
-  in.only_known(g, where, {"metric", "full_marks_at"});
+  in.only_known(g, where, {"metric", "full_marks_at", "zero_at"});
   GradedBy by;
   by.metric = in.string(g, "metric", where + ".metric");
   const bool word = std::all_of(by.metric.begin(), by.metric.end(), [](char c) {
@@ -189,6 +189,7 @@ GradedBy parse_graded_by(const Reader& in, const json& g, const std::string& whe
   if (!word) in.fail(where + ".metric", fmt::format("'{}' must be letters, digits and '_'", by.metric));
   by.full_marks_at = in.number(g, "full_marks_at", where + ".full_marks_at", 0.8, 0, true);
   if (by.full_marks_at > 1) in.fail(where + ".full_marks_at", fmt::format("must be <= 1, not {}", by.full_marks_at));
+  by.zero_at = in.number(g, "zero_at", where + ".zero_at", 0.0, 0, false);
   return by;
 }
 
@@ -258,7 +259,7 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     if (!e.is_object()) in.fail(where, "must be an object");
     in.only_known(e, where,
                   {"name", "correctness_points", "performance_points", "stub", "reference_percent_of_ceiling",
-                   "zero_at_most", "graded_by"});
+                   "zero_at_most", "zero_margin", "graded_by"});
     ExerciseSpec spec;
     spec.name = in.string(e, "name", where + ".name");
     if (!names.insert(spec.name).second) in.fail(where + ".name", fmt::format("duplicate exercise '{}'", spec.name));
@@ -278,6 +279,9 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
     // Beyond full marks: a zero at or below them would leave no scale to grade on.
     if (e.contains("zero_at_most"))
       spec.zero_at_most = in.number(e, "zero_at_most", where + ".zero_at_most", {}, m.full_marks_at, true);
+    spec.zero_margin = in.number(e, "zero_margin", where + ".zero_margin", 0.0, 0, false);
+    if (spec.zero_margin >= 1)
+      in.fail(where + ".zero_margin", fmt::format("must be a fraction below 1, not {}", spec.zero_margin));
     if (e.contains("graded_by")) spec.graded_by = parse_graded_by(in, e.at("graded_by"), where + ".graded_by");
     m.exercises.push_back(std::move(spec));
   }

@@ -138,6 +138,7 @@ Score score(const LabContext& ctx, const ExerciseResult& x, const ExerciseSpec& 
   ScoreInputs in{spec.correctness_points, spec.performance_points, x.tests_passed, x.tests_total, timed_ok};
   in.full_marks_at = ctx.manifest.full_marks_at;
   in.zero_at_most = spec.zero_at_most;
+  in.zero_margin = spec.zero_margin;
   if (timed_ok) {
     const Timing& t = *x.timing;
     in.student_ms = t.student.median_ms;
@@ -161,7 +162,8 @@ Score score(const LabContext& ctx, const ExerciseResult& x, const ExerciseSpec& 
                                metric_of(spec, "reference", t.metrics),
                                err("student"),
                                err("reference"),
-                               spec.graded_by->full_marks_at};
+                               spec.graded_by->full_marks_at,
+                               spec.graded_by->zero_at};
     }
   }
   return score_exercise(in);

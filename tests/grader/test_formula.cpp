@@ -247,6 +247,52 @@ TEST_CASE("zero_at_most fixes the scale's zero to the reference: a host's baseli
   CHECK(score_exercise(in).perf_fraction == 1.0);
 }
 
+TEST_CASE("zero_margin moves the zero below the baseline: its own code handed in earns nothing in a faster process",
+          "[grader][formula]") {
+  // Lab 01's column_sums (a window near 4x): the stub handed in as the student ran 0.93 to 1.08 times the baseline's
+  // own process.
+  auto in = passing(4.0 / 1.08);  // the stub, in a process 8% faster than the baseline's
+  in.baseline_ms = 4.0;
+  CHECK(score_exercise(in).perf_fraction > 0.05);  // without the margin it earns points by chance
+  in.zero_margin = 0.1;
+  auto s = score_exercise(in);
+  CHECK(s.perf_fraction == 0.0);
+  CHECK_THAT(s.window, WithinAbs(4.0 / 1.1, 1e-12));
+  in.student_ms = 2.0;  // a real gain is graded on the scale from baseline / 1.1 to full marks
+  CHECK_THAT(score_exercise(in).perf_fraction, WithinAbs(std::log(4 / 1.1 / 2.0) / std::log(4 / 1.1 / 1.1), 1e-12));
+  in.student_ms = 1.1;
+  CHECK(score_exercise(in).perf_fraction == 1.0);
+  in.zero_at_most = 3;  // a cap below the margined baseline still wins
+  CHECK_THAT(score_exercise(in).window, WithinAbs(3.0, 1e-12));
+}
+
+TEST_CASE("a metric's zero_at: no points at or below it, the scale from it to full marks", "[grader][formula][metric]") {
+  // Lab 07's pipelines: the sequential baseline handed in drew overlaps up to 0.05 from its process.
+  auto in = passing(1.5);
+  in.baseline_ms = 1.6;
+  in.metric = grader::MetricInputs{"overlap", 0.05, 0.95, 0, 0, 0.8};
+  CHECK(score_exercise(in).perf_fraction > 0.05);  // without zero_at the baseline's own code earns by chance
+  in.metric->zero_at = 0.1;
+  CHECK(score_exercise(in).perf_fraction == 0.0);
+  in.metric->student = 0.38;
+  const double span = 0.8 * 0.95 - 0.1;
+  CHECK_THAT(score_exercise(in).perf_fraction, WithinAbs((0.38 - 0.1) / span, 1e-12));
+  in.metric->student = 0.8 * 0.95;
+  CHECK(score_exercise(in).perf_fraction == 1.0);
+  SECTION("its spread is taken over the narrower span") {
+    in.metric->student = 0.38;
+    in.metric->student_error = 0.02;
+    in.metric->reference_error = 0.03;
+    CHECK_THAT(score_exercise(in).perf_fraction_sd,
+               WithinAbs(std::hypot(0.02 / span, (0.38 - 0.1) * 0.8 * 0.03 / (span * span)), 1e-12));
+  }
+  SECTION("a reference whose full-marks share is not above zero_at cannot grade") {
+    in.metric->zero_at = 0.8 * 0.95;
+    CHECK_FALSE(score_exercise(in).ungraded.empty());
+    CHECK(score_exercise(in).perf_fraction == 0.0);
+  }
+}
+
 TEST_CASE("a median's log error comes from its noise and its sample count", "[grader][formula][resolution]") {
   CHECK_THAT(grader::median_log_error(1.0, 16), WithinAbs(1.2533 * 0.01 / 4, 1e-12));
   CHECK(grader::median_log_error(1.0, 64) < grader::median_log_error(1.0, 16));  // more samples, a surer median

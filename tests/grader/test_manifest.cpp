@@ -25,8 +25,8 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
       "host_link": true, "work_queues": 8,
       "exercises": [{"name": "scale", "correctness_points": 4, "performance_points": 6, "stub": "slow"},
                     {"name": "saxpy", "correctness_points": 5.5, "performance_points": 0, "stub": "incorrect",
-       "reference_percent_of_ceiling": 0.077, "zero_at_most": 4,
-       "graded_by": {"metric": "overlap", "full_marks_at": 0.75}}]})",
+       "reference_percent_of_ceiling": 0.077, "zero_at_most": 4, "zero_margin": 0.1,
+       "graded_by": {"metric": "overlap", "full_marks_at": 0.75, "zero_at": 0.1}}]})",
                                 "m.json");
   CHECK(m.title == "Memory coalescing");
   CHECK(m.weight == 2.5);
@@ -45,9 +45,11 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   CHECK(m.exercises[1].stub == StubKind::kIncorrect);
   CHECK(m.exercises[1].reference_percent_of_ceiling == 0.077);
   CHECK(m.exercises[1].zero_at_most == 4);
+  CHECK(m.exercises[1].zero_margin == 0.1);
   REQUIRE(m.exercises[1].graded_by);
   CHECK(m.exercises[1].graded_by->metric == "overlap");
   CHECK(m.exercises[1].graded_by->full_marks_at == 0.75);
+  CHECK(m.exercises[1].graded_by->zero_at == 0.1);
   CHECK_FALSE(m.exercises[0].graded_by);  // by its times
 }
 
@@ -64,6 +66,7 @@ TEST_CASE("optional manifest fields take their defaults", "[grader][manifest]") 
   CHECK(m.full_marks_at == 1.1);
   CHECK_FALSE(m.exercises[0].reference_percent_of_ceiling.has_value());  // no sanity gate on the reference
   CHECK(m.exercises[0].zero_at_most == 0);
+  CHECK(m.exercises[0].zero_margin == 0);
   const auto partial = parse_manifest(
       R"({"title": "T", "timeouts": {"time_s": 50},
           "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
@@ -163,6 +166,12 @@ TEST_CASE("malformed manifests are rejected naming the file and the field", "[gr
        "field 'exercises[0].rules': unknown field"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "zero_at_most": 1.1}]})",
        "field 'exercises[0].zero_at_most': must be > 1.1, not 1.1"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "zero_margin": 1}]})",
+       "field 'exercises[0].zero_margin': must be a fraction below 1, not 1"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "zero_margin": -0.1}]})",
+       "field 'exercises[0].zero_margin': must be >= 0"},
+      {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "graded_by": {"metric": "m", "zero_at": -1}}]})",
+       "field 'exercises[0].graded_by.zero_at': must be >= 0"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_of_ceiling": 0}]})",
        "field 'exercises[0].reference_percent_of_ceiling': must be > 0, not 0"},
       {R"({"title": "T", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow", "reference_percent_of_ceiling": -90}]})",

@@ -18,6 +18,7 @@ struct MetricInputs {
   double student = 0, reference = 0;
   double student_error = 0, reference_error = 0;
   double full_marks_at = 0.8;  ///< full marks at this share of the reference's value
+  double zero_at = 0;          ///< no points at or below this value
 };
 
 /// What the formula needs to know about one graded exercise.
@@ -32,6 +33,7 @@ struct ScoreInputs {
   double baseline_ms = 0;
   double full_marks_at = 1.1;     ///< from the manifest
   double zero_at_most = 0;        ///< from the manifest: t_b counts as min(t_b, zero_at_most * t_r); 0: as t_b
+  double zero_margin = 0;         ///< from the manifest: t_b counts as t_b / (1 + zero_margin) (before the cap)
   /// How well each median is known: the standard error of its logarithm (median_log_error()); 0: exactly.
   double student_log_error = 0, reference_log_error = 0, baseline_log_error = 0;
   /// The robust spread of one sample (percent) of the reference's and the baseline's runs: whether this run's time

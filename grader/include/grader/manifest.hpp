@@ -41,6 +41,9 @@ std::string_view to_string(StubKind kind);
 struct GradedBy {
   std::string metric;          ///< the stem: "overlap" reads overlap_student and overlap_reference
   double full_marks_at = 0.8;  ///< full marks at this share of the reference's value (0 < it <= 1)
+  /// No points at or below this value of the metric (`"zero_at"`, default 0): what the baseline's own code drew when
+  /// timed as the student, so that a value the noise between two processes gives earns nothing.
+  double zero_at = 0;
 };
 
 struct ExerciseSpec {
@@ -57,6 +60,10 @@ struct ExerciseSpec {
   /// above full_marks_at): for a baseline whose time is the host's more than the code's, the grade counts
   /// min(baseline, zero_at_most * reference) as the baseline's time (formula.cpp). 0: the baseline's time.
   double zero_at_most = 0;
+  /// How much faster than the baseline's time a kernel must be before it earns anything (`"zero_margin"`, a fraction,
+  /// default 0): the scale's zero is baseline / (1 + zero_margin), for an exercise whose baseline code, timed as the
+  /// student, ran that much faster than in the baseline's own process of the same run (formula.cpp).
+  double zero_margin = 0;
   /// Where the performance fraction comes from when not from the times (`"graded_by"`, optional).
   std::optional<GradedBy> graded_by{};
 
