@@ -10,11 +10,12 @@
 
 namespace lab00 {
 
-/// Exercise 1, "ilp": y[i] = alpha * x[i] for i in [0, n), at a fixed low occupancy.
-/// Launch rule: exactly one block of kIlpThreads threads per SM (cudaDevAttrMultiProcessorCount blocks), so that
-/// 4 warps per SM must keep the memory system busy: only independent work per thread (ILP) can.
+/// Exercise 1, "ilp": y[i] = alpha * x[i] for i in [0, n), at a fixed low occupancy. Its contract is a kernel, not
+/// a launcher: the harness launches it, one block of kIlpThreads threads per SM (cudaDevAttrMultiProcessorCount
+/// blocks), so 4 warps per SM must keep the memory system busy and only independent work per thread (ILP) can. The
+/// launch shape is not yours to change: more warps are not this exercise's route (exercise 2 takes that one).
 constexpr int kIlpThreads = 128;
-using IlpLauncher = void (*)(const float* x, float* y, std::int64_t n, float alpha, cudaStream_t stream);
+using IlpKernel = void (*)(const float* x, float* y, std::int64_t n, float alpha);
 
 /// Exercise 2, "occupancy": y[i] = alpha * x[i] for i in [0, n). Rule: one float4 (four elements) per thread, the
 /// n % 4 tail one float per thread: bytes in flight must come from resident warps (occupancy), not from more work

@@ -7,10 +7,10 @@
 // The exercise sheet is labs/00_gpu_budget/README.md: predict first (its tables), then measure.
 //
 // Every launcher below is correct and slow, each for a reason the sheet's budget predicts. Keep the launcher names
-// and signatures: gpu_budget.hpp is the contract.
+// and signatures, and ilp_kernel's: gpu_budget.hpp is the contract.
 //
-//   1. ilp        y[i] = alpha * x[i], one block of 128 threads per SM (a rule: keep that launch shape). The stub
-//                 keeps one 4-byte load per thread in flight. Little's law says how many bytes must be in flight.
+//   1. ilp        y[i] = alpha * x[i], one block of 128 threads per SM: you write the kernel, the harness launches
+//                 it at that shape (the rule). The stub keeps one 4-byte load per thread in flight. Little's law says how many bytes must be in flight.
 //   2. occupancy  y[i] = alpha * x[i], one float4 per thread (a rule). The stub reserves shared memory it does not
 //                 need, so few warps fit on an SM. Compute the occupancy from the resource usage, then check it with
 //                 the API.
@@ -38,11 +38,6 @@ __global__ void ilp_kernel(const float* x, float* y, std::int64_t n, float alpha
     y[i] = alpha * x[i];  // y may alias x: the next load cannot move above this store, so one load in flight
 }
 // slide-end: ilp
-
-void launch_ilp(const float* x, float* y, std::int64_t n, float alpha, cudaStream_t stream) {
-  ilp_kernel<<<sm_count(), lab00::kIlpThreads, 0, stream>>>(x, y, n, alpha);  // the launch shape is the rule
-  CUDA_CHECK_LAUNCH();
-}
 
 // ---- 2. occupancy --------------------------------------------------------------------------------------------
 // One float4 per thread (the contract): each block stages its 256 float4s through shared memory, and reserves
@@ -101,6 +96,6 @@ void launch_waves(const float* x, float* h, std::int64_t n, int rounds, cudaStre
 
 }  // namespace
 
-REGISTER_LAUNCHER("ilp", lab00::IlpLauncher, launch_ilp);
+REGISTER_LAUNCHER("ilp", lab00::IlpKernel, ilp_kernel);  // a kernel: the harness launches it
 REGISTER_LAUNCHER("occupancy", lab00::OccupancyLauncher, launch_occupancy);
 REGISTER_LAUNCHER("waves", lab00::WavesLauncher, launch_waves);

@@ -49,11 +49,6 @@ __global__ void ilp_kernel(const float* __restrict__ x, float* __restrict__ y, s
   }
 }
 
-void launch_ilp(const float* x, float* y, std::int64_t n, float alpha, cudaStream_t stream) {
-  ilp_kernel<<<sm_count(), lab00::kIlpThreads, 0, stream>>>(x, y, n, alpha);  // the launch shape is the rule
-  CUDA_CHECK_LAUNCH();
-}
-
 // ---- 2. occupancy --------------------------------------------------------------------------------------------
 // 5 blocks of 128 threads per SM: 5 x (44 + 1) KiB = 225 KiB of the 228, a sixth would need 270. 20 warps.
 constexpr int kOccupancyThreads = 128;
@@ -107,6 +102,6 @@ void launch_waves(const float* x, float* h, std::int64_t n, int rounds, cudaStre
 
 }  // namespace
 
-REGISTER_LAUNCHER("ilp", lab00::IlpLauncher, launch_ilp);
+REGISTER_LAUNCHER("ilp", lab00::IlpKernel, ilp_kernel);
 REGISTER_LAUNCHER("occupancy", lab00::OccupancyLauncher, launch_occupancy);
 REGISTER_LAUNCHER("waves", lab00::WavesLauncher, launch_waves);

@@ -25,8 +25,9 @@ constexpr int kUnroll = 16;
 // Every load of a pass is issued before the first store: kUnroll loads in flight per thread, each a float4, each
 // warp-wide load 512 contiguous bytes. The n % 4 tail goes to the first threads, one float each.
 // slide-begin: ilp
-__global__ void ilp_kernel(const float4* __restrict__ x4, float4* __restrict__ y4, const float* __restrict__ x,
-                           float* __restrict__ y, std::int64_t n, float alpha) {
+__global__ void ilp_kernel(const float* __restrict__ x, float* __restrict__ y, std::int64_t n, float alpha) {
+  const auto* __restrict__ x4 = reinterpret_cast<const float4*>(x);  // 256-byte aligned (gpu_budget.hpp)
+  auto* __restrict__ y4 = reinterpret_cast<float4*>(y);
   const std::int64_t threads = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   const std::int64_t n4 = n / 4;
@@ -43,12 +44,6 @@ __global__ void ilp_kernel(const float4* __restrict__ x4, float4* __restrict__ y
   if (t < n - 4 * n4) y[4 * n4 + t] = alpha * x[4 * n4 + t];
 }
 // slide-end: ilp
-
-void launch_ilp(const float* x, float* y, std::int64_t n, float alpha, cudaStream_t stream) {
-  ilp_kernel<<<sm_count(), lab00::kIlpThreads, 0, stream>>>(reinterpret_cast<const float4*>(x),
-                                                            reinterpret_cast<float4*>(y), x, y, n, alpha);
-  CUDA_CHECK_LAUNCH();
-}
 
 // ---- 2. occupancy --------------------------------------------------------------------------------------------
 constexpr int kOccupancyThreads = 256;
@@ -101,6 +96,6 @@ void launch_waves(const float* x, float* h, std::int64_t n, int rounds, cudaStre
 
 }  // namespace
 
-REGISTER_LAUNCHER("ilp", lab00::IlpLauncher, launch_ilp);
+REGISTER_LAUNCHER("ilp", lab00::IlpKernel, ilp_kernel);
 REGISTER_LAUNCHER("occupancy", lab00::OccupancyLauncher, launch_occupancy);
 REGISTER_LAUNCHER("waves", lab00::WavesLauncher, launch_waves);
