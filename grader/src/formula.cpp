@@ -68,8 +68,7 @@ void score_by_metric(const MetricInputs& m, Score& s) {
       !(full > m.zero_at)) {
     s.ungraded = fmt::format("the reference reached {} {:.2f} in this run, under the {:g} needed to grade a share of "
                              "it: this machine cannot grade this exercise's performance",
-                             m.name, m.reference,
-                             std::max(kLeastReferenceMetric, m.zero_at / std::max(m.full_marks_at, 1e-9)));
+                             m.name, m.reference, std::max(kLeastReferenceMetric, m.zero_at / m.full_marks_at));
     return;
   }
   const double span = full - m.zero_at, raw = (m.student - m.zero_at) / span;
