@@ -259,7 +259,7 @@ TEST_CASE("(another process) keep the GPU busy for two seconds", "[.gpu_busy]") 
 }
 
 TEST_CASE("the idle check waits out another process's kernel and says when it outlasts the limit",
-          "[harness][gpu][timing]") {
+          "[harness][gpu][timing][gpu_alone]") {
   require_gpu();
   harness::Stream stream;
   harness::IdleGpu idle(stream.get());
