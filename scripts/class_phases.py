@@ -1,8 +1,8 @@
 """Where a class's grading seconds went, a student on average (grade batch's class.json): each lab's wall time, the
-checks' and the timed runs' wall times (summed over exercises: checks run at once, so their sum exceeds the wall),
-and the timed runs' phases (`phases_s` of `labN time`: CUDA context, runners' start, generate, timing, ...), with
-what the timed runs spent outside every phase (starting and ending processes). Comparing two classes, one per GPU
-count, says what the workers of a several-GPU batch contend for.
+checks', the sanitizer runs' and the timed runs' wall times (summed over exercises: checks and sanitizer runs go at
+once, so their sums exceed the wall), and the timed runs' phases (`phases_s` of `labN time`: CUDA context, runners'
+start, generate, timing, ...), with what the timed runs spent outside every phase (starting and ending processes).
+Comparing two classes, one per GPU count, says what the workers of a several-GPU batch contend for.
 Usage: python3 scripts/class_phases.py CLASS_JSON [CLASS_JSON ...]"""
 import collections
 import json
@@ -21,11 +21,13 @@ for path in sys.argv[1:]:
             for x in lab["exercises"]:
                 totals["checks (summed)"] += x.get("check_s") or 0
                 totals["timed runs"] += x.get("time_s") or 0
+                totals["sanitizer (summed)"] += x.get("sanitize_s") or 0
                 for phase, seconds in (x.get("phases_s") or {}).items():
                     if phase != "generate_device":  # a part of generate
                         totals["phase " + phase] += seconds
     outside = totals["timed runs"] - sum(v for k, v in totals.items() if k.startswith("phase "))
     print(f"{path}: {n} students, seconds a student")
-    for key in ["lab wall", "checks (summed)", "timed runs"] + sorted(k for k in totals if k.startswith("phase ")):
+    summed = ["lab wall", "checks (summed)", "sanitizer (summed)", "timed runs"]
+    for key in summed + sorted(k for k in totals if k.startswith("phase ")):
         print(f"  {key:<22} {totals[key] / n:8.2f}")
     print(f"  {'timed, outside phases':<22} {outside / n:8.2f}")

@@ -67,12 +67,22 @@ struct LabContext {
   std::filesystem::path work;
 };
 
-// The steps after the checks: finish_checks() runs sanitize(), then finish() for each exercise, which measures its
+// The steps after the checks: the sanitizer runs, then finish() for each exercise, which measures its
 // concepts after its timed run. Each file says why its step runs as it does.
 
 // `grade --sanitize` (sanitizer_runs.cpp): the manifest's compute-sanitizer tools over every exercise of `xs` whose
-// check passed; passed[i] becomes false where a run stopped exercise i.
-void sanitize(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vector<bool>& passed);
+// check passed; passed[i] becomes false where a run stopped exercise i. In two halves, so that several labs' first
+// runs go at once: plan_sanitizer() chooses the exercises and makes the lab-wide runs (one a tool, for two exercises
+// or more), finish_sanitizer() reads their results (in plan order) and makes the runs of one exercise each where those
+// leave a question.
+struct SanitizerPlan {
+  std::vector<std::size_t> chosen;       // the exercises whose check passed
+  std::vector<ProcessOptions> lab_wide;  // one a tool over all of `chosen`, or none
+};
+SanitizerPlan plan_sanitizer(const LabContext& ctx, const std::vector<ExerciseResult>& xs,
+                             const std::vector<bool>& passed);
+void finish_sanitizer(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vector<bool>& passed,
+                      const SanitizerPlan& plan, const std::vector<ProcessResult>& lab_wide);
 
 // `grade --concepts` (concept_runs.cpp): every concept check of the exercise, after a check that passed.
 void measure_concepts(const LabContext& ctx, ExerciseResult& x, const ExerciseSpec& spec);

@@ -26,7 +26,8 @@ using lab_run::kResultsPath;
 using lab_run::kUntimedRunsAtOnce;
 using lab_run::lab_process;
 using lab_run::LabContext;
-using lab_run::sanitize;
+using lab_run::finish_sanitizer;
+using lab_run::SanitizerPlan;
 using lab_run::stderr_hint;
 using lab_run::untrusted;
 
@@ -40,11 +41,11 @@ class ExerciseGrader {
       : ctx_(lab, manifest, options, check_timeout_s, time_timeout_s),
         given_seeds_(options.seeds.empty() ? std::vector<std::uint64_t>{} : parse_seeds(options.seeds)) {}
 
-  /// The lab's check run of every exercise of `specs` (what they are for kept for finish_checks()), to be run at once
+  /// The lab's check run of every exercise of `specs` (what they are for kept for read_checks()), to be run at once
   /// with other labs' check runs (grade_labs()), none timed: one run for all (`labN check --exercise a,b,c`, every
   /// exercise at the same fresh seeds), because a host makes CUDA contexts one at a time (about five a second,
   /// experiments/context_contention) and a check per exercise (27 a student of the eight labs) made two or more
-  /// each, a referee and a runner; on a host of several GPUs every worker waits for them. finish_checks() takes from
+  /// each, a referee and a runner; on a host of several GPUs every worker waits for them. read_checks() takes from
   /// it only what each exercise's own run would have said. Its limit is the lab's check limit, each exercise's own: a
   /// lab's checks take seconds where the limits are minutes, and a run that reaches it costs its unfinished exercises
   /// a run each, not points.
@@ -65,15 +66,14 @@ class ExerciseGrader {
     return check_process(names, seeds);
   }
 
-  /// After plan_checks()'s run (`run`; `alone`: it ran with no other process on the GPU):
-  /// reads the checks (an exercise the lab's run did not check whole is checked on its own, those at once), then the
-  /// sanitizer runs of every exercise whose check passed, at once (sanitize()), then each exercise's timed run and
-  /// concept checks one after another, after every check and sanitizer run has ended: no timed run shares the GPU. A
-  /// check that failed in a crowd for a reason the crowd could cause (crowded_out()) is run again alone, so one
-  /// exercise's greed cannot cost another its points.
-  std::vector<ExerciseResult> finish_checks(const ProcessResult& run, bool alone) {
-    if (xs_.empty()) return {};
-    std::vector<bool> passed(xs_.size());
+  /// After plan_checks()'s run (`run`; `alone`: it ran with no other process on the GPU): reads the checks (an
+  /// exercise the lab's run did not check whole is checked on its own, those at once). A check that failed in a crowd
+  /// for a reason the crowd could cause (crowded_out()) is run again alone, so one exercise's greed cannot cost
+  /// another its points.
+  void read_checks(const ProcessResult& run, bool alone) {
+    passed_.assign(xs_.size(), false);
+    if (xs_.empty()) return;
+    std::vector<bool>& passed = passed_;
     std::vector<std::size_t> each;        // not checked whole by the lab's run: a run each, at once
     std::vector<std::size_t> alone_again;  // failed as a crowded GPU could make them: once more, alone
     const auto parts = xs_.size() == 1 ? std::vector<std::optional<ProcessResult>>{run} : split(run);
@@ -102,25 +102,37 @@ class ExerciseGrader {
       ctx_.tell(fmt::format("lab{} {}: check again, alone ({})", ctx_.lab.number, xs_[i].name, ctx_.options.impl));
       passed[i] = checked(xs_[i], run_process(recheck(xs_[i], *specs_[i])));
     }
-    sanitize(ctx_, xs_, passed);
+  }
+
+  /// After read_checks(): the sanitizer's lab-wide runs of the exercises whose check passed (plan_sanitizer()), to be
+  /// run at once with other labs' (grade_labs()).
+  SanitizerPlan plan_sanitizer() const { return lab_run::plan_sanitizer(ctx_, xs_, passed_); }
+
+  /// After those runs (`lab_wide`, in plan order): the rest of the sanitizer step, then each exercise's timed run and
+  /// concept checks one after another, after every check and sanitizer run has ended: no timed run shares the GPU.
+  std::vector<ExerciseResult> finish_grading(const SanitizerPlan& sanitizer, const std::vector<ProcessResult>& lab_wide) {
+    finish_sanitizer(ctx_, xs_, passed_, sanitizer, lab_wide);
     std::vector<std::size_t> graded_by_time;  // the exercises whose first timed run may be the lab's one
     for (std::size_t i = 0; i < xs_.size(); ++i)
-      if (passed[i] && xs_[i].performance_max > 0) graded_by_time.push_back(i);
+      if (passed_[i] && xs_[i].performance_max > 0) graded_by_time.push_back(i);
     const auto first_runs = time_together(ctx_, xs_, graded_by_time);
     std::vector<ExerciseResult> graded;
     for (std::size_t i = 0; i < xs_.size(); ++i) {
       const auto first = first_runs.find(i);
-      graded.push_back(finish(ctx_, std::move(xs_[i]), *specs_[i], passed[i],
+      graded.push_back(finish(ctx_, std::move(xs_[i]), *specs_[i], passed_[i],
                               first == first_runs.end() ? nullptr : &first->second));
     }
     xs_.clear();
     return graded;
   }
 
-  /// Every exercise of `specs`: their check run, alone on the GPU, then finish_checks().
+  /// Every exercise of `specs`: their check run, alone on the GPU, their sanitizer runs, then finish_grading().
   std::vector<ExerciseResult> grade_all(const std::vector<const ExerciseSpec*>& specs) {
     const auto check = plan_checks(specs);
-    return check ? finish_checks(run_process(*check), true) : std::vector<ExerciseResult>{};
+    if (!check) return {};
+    read_checks(run_process(*check), true);
+    const SanitizerPlan sanitizer = plan_sanitizer();
+    return finish_grading(sanitizer, run_processes(sanitizer.lab_wide, kUntimedRunsAtOnce));
   }
 
  private:
@@ -244,8 +256,9 @@ class ExerciseGrader {
 
   LabContext ctx_;
   std::vector<std::uint64_t> given_seeds_;
-  std::vector<const ExerciseSpec*> specs_;  // plan_checks() to finish_checks(): the exercises and their results
+  std::vector<const ExerciseSpec*> specs_;  // plan_checks() to finish_grading(): the exercises and their results
   std::vector<ExerciseResult> xs_;
+  std::vector<bool> passed_;  // read_checks() on: whether each exercise may go on to its next step
 };
 
 }  // namespace
@@ -362,7 +375,8 @@ LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOp
 
 std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done) {
   // Every lab's header first (a bad seed list throws here, before anything runs), then every check of every built
-  // lab at once, then each lab's sanitizer, timed and concept runs, lab after lab.
+  // lab at once, then every lab's lab-wide sanitizer runs at once, then the rest of each lab's sanitizer runs and its
+  // timed and concept runs, lab after lab.
   std::vector<LabResult> results;
   std::vector<std::vector<const ExerciseSpec*>> specs(labs.size());
   std::vector<std::unique_ptr<ExerciseGrader>> graders(labs.size());
@@ -381,10 +395,27 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     }
   }
   const std::vector<ProcessResult> runs = run_processes(checks, kUntimedRunsAtOnce);
+  // Every lab's lab-wide sanitizer runs at once, as the checks: lab after lab, they left the GPU and most cores idle
+  // while each lab's one to three runs made their contexts one at a time (kUntimedRunsAtOnce bounds them still).
+  std::vector<SanitizerPlan> sanitizer(labs.size());
+  std::vector<ProcessOptions> lab_wide;
+  std::vector<std::size_t> first_of(labs.size());  // each lab's first run in `lab_wide`
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    if (!graders[i] || !lab_check[i]) continue;
+    graders[i]->read_checks(runs[*lab_check[i]], checks.size() == 1);
+    sanitizer[i] = graders[i]->plan_sanitizer();
+    first_of[i] = lab_wide.size();
+    lab_wide.insert(lab_wide.end(), sanitizer[i].lab_wide.begin(), sanitizer[i].lab_wide.end());
+  }
+  const std::vector<ProcessResult> sanitized = run_processes(lab_wide, kUntimedRunsAtOnce);
   auto last = began;
   for (std::size_t i = 0; i < labs.size(); ++i) {
     LabResult& r = results[i];
-    if (graders[i] && lab_check[i]) r.exercises = graders[i]->finish_checks(runs[*lab_check[i]], checks.size() == 1);
+    if (graders[i] && lab_check[i]) {
+      const auto first = sanitized.begin() + static_cast<std::ptrdiff_t>(first_of[i]);
+      r.exercises = graders[i]->finish_grading(
+          sanitizer[i], {first, first + static_cast<std::ptrdiff_t>(sanitizer[i].lab_wide.size())});
+    }
     const auto now = std::chrono::steady_clock::now();
     r.wall_s = std::chrono::duration<double>(now - last).count();
     last = now;

@@ -113,6 +113,7 @@ json to_json(const ExerciseResult& x) {
             {"wall_s", x.wall_s},
             {"check_s", x.check_s},
             {"time_s", x.time_s},
+            {"sanitize_s", x.sanitize_s},
             // What the runs were asked for, so that the grade can be reproduced: --seeds, --timed-seed and
             // --timed-salt-seed.
             {"seeds", x.seeds},
@@ -253,14 +254,17 @@ std::string format_lab_table(const LabResult& lab, std::string_view note) {
     out += line + "\n";
   }
   if (lab.wall_s > 0) {  // what grading cost: the class-scale budget is seconds per lab
-    double check = 0, time = 0;
+    double check = 0, time = 0, sanitize = 0;
     for (const auto& x : lab.exercises) {
       check += x.check_s;
       time += x.time_s;
+      sanitize += x.sanitize_s;
     }
-    // The checks run at once (lab_run.cpp), so their seconds add up to more than the wall time they took.
-    out += fmt::format("  graded in {:.1f} s (time runs {:.1f} s; checks, run at once, {:.1f} s added up)\n",
-                       lab.wall_s, time, check);
+    // The checks and the sanitizer runs go at once (lab_run.cpp), so their seconds add up to more than the wall time
+    // they took.
+    out += fmt::format("  graded in {:.1f} s (time runs {:.1f} s; checks, run at once, {:.1f} s added up{})\n",
+                       lab.wall_s, time, check,
+                       sanitize > 0 ? fmt::format("; compute-sanitizer {:.1f} s added up", sanitize) : "");
   }
   return out;
 }

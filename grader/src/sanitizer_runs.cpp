@@ -21,7 +21,7 @@ bool clean(const ProcessResult& run) {
 }
 
 // Whether a sanitizer run ended in a way that says nothing of the student's code, so that it is run again alone
-// (as a crowded-out check is, finish_checks()): it could not start (fork or exec failing under the load of many
+// (as a crowded-out check is, read_checks()): it could not start (fork or exec failing under the load of many
 // runs), it was killed by a signal, the tool could not attach ("could not run", e.g. its launch time-out on a busy
 // machine), the check under the tool ended with a code other than 0 without a finding (a CUDA error such as out of
 // memory, with every tool's copy of the buffers on one GPU: a check that stopped before its kernels ran reads as
@@ -35,6 +35,19 @@ bool crowded_out(const ProcessResult& run) {
   const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
   if (report.found()) return false;
   return run.signal != 0 || run.exit_code != 0 || !report.tool_error.empty();
+}
+
+// "a, b": the names of the exercises `which` of `xs`, and of the manifest's tools, for the progress lines.
+std::string names_of(const std::vector<ExerciseResult>& xs, const std::vector<std::size_t>& which) {
+  std::string names;
+  for (const std::size_t i : which) names += (names.empty() ? "" : ", ") + xs[i].name;
+  return names;
+}
+
+std::string tool_names(const LabContext& ctx) {
+  std::string tools;
+  for (const SanitizerTool tool : ctx.manifest.sanitize) tools += (tools.empty() ? "" : ", ") + std::string(to_string(tool));
+  return tools;
 }
 
 // One sanitizer run over the exercises `which` of `xs`: `tool` around `labN check --small` at the first check seed of
@@ -98,31 +111,37 @@ bool sanitized(const LabContext& ctx, ExerciseResult& x, SanitizerTool tool, con
 // and a run that hangs is run again alone: crowded_out().) An exercise's run that hangs after its tool's lab-wide run
 // hung is not run a third time: two hangs in a row are final, as they were before the lab-wide runs, so a submission
 // that keeps the GPU busy costs a tool two time limits, not three.
-void sanitize(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vector<bool>& passed) {
-  if (!ctx.options.sanitizer || ctx.manifest.sanitize.empty()) return;
-  std::vector<std::size_t> chosen;  // the exercises whose check passed
+// plan_sanitizer() makes the lab-wide runs and finish_sanitizer() reads them and makes the rest, so that a grade of
+// several labs starts every lab's lab-wide runs at once (grade_labs()).
+SanitizerPlan plan_sanitizer(const LabContext& ctx, const std::vector<ExerciseResult>& xs,
+                             const std::vector<bool>& passed) {
+  SanitizerPlan plan;
+  if (!ctx.options.sanitizer || ctx.manifest.sanitize.empty()) return plan;
   for (std::size_t i = 0; i < xs.size(); ++i)
-    if (passed[i]) chosen.push_back(i);
-  if (chosen.empty()) return;
-  std::string names, tools;
-  for (const std::size_t i : chosen) names += (names.empty() ? "" : ", ") + xs[i].name;
+    if (passed[i]) plan.chosen.push_back(i);
+  if (plan.chosen.size() < 2) return plan;
+  ctx.tell(fmt::format("lab{} {}: compute-sanitizer {}, a run each for all ({})", ctx.lab.number,
+                       names_of(xs, plan.chosen), tool_names(ctx), ctx.options.impl));
   for (const SanitizerTool tool : ctx.manifest.sanitize)
-    tools += (tools.empty() ? "" : ", ") + std::string(to_string(tool));
+    plan.lab_wide.push_back(sanitizer_process(ctx, xs, plan.chosen, tool));
+  return plan;
+}
+
+void finish_sanitizer(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vector<bool>& passed,
+                      const SanitizerPlan& sanitizer, const std::vector<ProcessResult>& lab_wide) {
+  const auto& chosen = sanitizer.chosen;
+  if (chosen.empty()) return;
+  const std::string names = names_of(xs, chosen), tools = tool_names(ctx);
 
   std::set<SanitizerTool> clean_for_all;  // tools whose lab-wide run was clean
   std::set<SanitizerTool> hung_for_all;   // tools whose lab-wide run hung
-  if (chosen.size() > 1) {
-    ctx.tell(fmt::format("lab{} {}: compute-sanitizer {}, a run each for all ({})", ctx.lab.number, names, tools,
-                         ctx.options.impl));
-    std::vector<ProcessOptions> lab_wide;
-    for (const SanitizerTool tool : ctx.manifest.sanitize)
-      lab_wide.push_back(sanitizer_process(ctx, xs, chosen, tool));
-    const auto runs = run_processes(lab_wide, kUntimedRunsAtOnce);
-    for (std::size_t t = 0; t < runs.size(); ++t) {
-      for (const std::size_t i : chosen) xs[i].wall_s += runs[t].wall_s / static_cast<double>(chosen.size());
-      if (clean(runs[t])) clean_for_all.insert(ctx.manifest.sanitize[t]);
-      if (runs[t].timed_out) hung_for_all.insert(ctx.manifest.sanitize[t]);
+  for (std::size_t t = 0; t < lab_wide.size(); ++t) {
+    for (const std::size_t i : chosen) {
+      xs[i].wall_s += lab_wide[t].wall_s / static_cast<double>(chosen.size());
+      xs[i].sanitize_s += lab_wide[t].wall_s / static_cast<double>(chosen.size());
     }
+    if (clean(lab_wide[t])) clean_for_all.insert(ctx.manifest.sanitize[t]);
+    if (lab_wide[t].timed_out) hung_for_all.insert(ctx.manifest.sanitize[t]);
   }
 
   std::vector<std::pair<std::size_t, SanitizerTool>> plan;  // (exercise, tool) of each run of one exercise
@@ -137,7 +156,10 @@ void sanitize(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vecto
     ctx.tell(fmt::format("lab{} {}: compute-sanitizer {} at once, a run each ({})", ctx.lab.number, names, tools,
                          ctx.options.impl));
   auto runs = run_processes(runs_to_start, kUntimedRunsAtOnce);
-  for (std::size_t k = 0; k < plan.size(); ++k) xs[plan[k].first].wall_s += runs[k].wall_s;
+  for (std::size_t k = 0; k < plan.size(); ++k) {
+    xs[plan[k].first].wall_s += runs[k].wall_s;
+    xs[plan[k].first].sanitize_s += runs[k].wall_s;
+  }
   std::size_t k = 0;  // the next run of `plan`, which follows the same order as the loops below
   for (const std::size_t i : chosen)
     for (const SanitizerTool tool : ctx.manifest.sanitize) {
@@ -153,6 +175,7 @@ void sanitize(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vecto
                              to_string(tool), ctx.options.impl));
         run = run_process(runs_to_start[k - 1]);
         xs[i].wall_s += run.wall_s;
+        xs[i].sanitize_s += run.wall_s;
       }
       passed[i] = sanitized(ctx, xs[i], tool, run, hung_twice);
     }

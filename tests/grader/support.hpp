@@ -181,4 +181,15 @@ inline const nlohmann::json& exercise(const nlohmann::json& results, const std::
   throw std::runtime_error("no exercise " + name + " in the results");
 }
 
+// Two fake labs: the fake binary under two numbers, its manifest in two folders. Returns the grade arguments.
+inline std::vector<std::string> two_fake_labs(const TempDir& dir) {
+  const auto labs = dir.path / "labs", bin = dir.path / "bin";
+  fs::create_directories(labs);
+  for (const char* id : {"01_fake", "02_fake"})
+    fs::copy(fs::path(FAKE_LABS_DIR) / "01_fake", labs / id, fs::copy_options::recursive);
+  fs::create_directories(bin);
+  for (const char* name : {"lab1", "lab2"}) fs::copy_file(fs::path(FAKE_BIN_DIR) / "lab1", bin / name);
+  return {"all", "--labs-dir", labs.string(), "--bin-dir", bin.string()};
+}
+
 }  // namespace grader_test

@@ -23,6 +23,7 @@ using Catch::Matchers::WithinAbs;
 using grader_test::exercise;
 using grader_test::run_grade;
 using grader_test::TempDir;
+using grader_test::two_fake_labs;
 
 namespace {
 
@@ -467,23 +468,6 @@ TEST_CASE("an exercise worth no performance points is timed for the report only,
   CHECK(copy.at("score") == 4);
   CHECK_THAT(copy.at("message").get<std::string>(), ContainsSubstring("timed for the report only"));
 }
-
-namespace {
-
-// Two fake labs: the fake binary under two numbers, its manifest in two folders. Returns the grade arguments.
-std::vector<std::string> two_fake_labs(const TempDir& dir) {
-  const auto labs = dir.path / "labs", bin = dir.path / "bin";
-  std::filesystem::create_directories(labs);
-  for (const char* id : {"01_fake", "02_fake"})
-    std::filesystem::copy(std::filesystem::path(FAKE_LABS_DIR) / "01_fake", labs / id,
-                          std::filesystem::copy_options::recursive);
-  std::filesystem::create_directories(bin);
-  for (const char* name : {"lab1", "lab2"})
-    std::filesystem::copy_file(std::filesystem::path(FAKE_BIN_DIR) / "lab1", bin / name);
-  return {"all", "--labs-dir", labs.string(), "--bin-dir", bin.string()};
-}
-
-}  // namespace
 
 TEST_CASE("the labs' checks run at once, a crowded-out one runs again alone, and a lab's checks end before its first "
           "timed run",

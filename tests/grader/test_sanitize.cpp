@@ -372,6 +372,40 @@ TEST_CASE("a lab's sanitizer runs are one a tool, at once, after every check and
   CHECK(at("sanitizer end ", true) < at("time ", false));
 }
 
+TEST_CASE("grading several labs starts every lab's sanitizer runs at once, after every check and before the first "
+          "timed run",
+          "[grader][sanitize][e2e]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  // Memcheck and racecheck over both exercises of each lab: four runs, which meet only if both labs' go at once.
+  const auto tool = crowd_sanitizer(dir, 4, {});
+  auto args = two_fake_labs(dir);
+  args.insert(args.end(), {"--sanitizer", tool.string()});
+  const auto run = run_grade(dir, args, crowd_env(dir, log));
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.process.exit_code == 0);
+  for (const auto& lab : run.results.at("runs").at(0).at("labs"))
+    for (const auto& x : lab.at("exercises")) {
+      CHECK(x.at("status") == "ok");
+      CHECK(x.at("sanitized") == nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
+      CHECK(x.at("sanitize_s").get<double>() >= 1);  // its share of two runs of at least 1 s each
+    }
+  const auto lines = log_lines(log);
+  CAPTURE(lines);
+  CHECK(count_prefix(lines, "sanitizer start ") == 4);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck copy,gemm met") == 2);
+  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end racecheck copy,gemm met") == 2);
+  const auto first = [&](const char* head) {
+    return std::find_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.starts_with(head); });
+  };
+  const auto last = [&](const char* head) {
+    return std::find_if(lines.rbegin(), lines.rend(), [&](const std::string& l) { return l.starts_with(head); }).base();
+  };
+  CHECK(count_prefix(lines, "time ") == 2);  // a timed run a lab
+  CHECK(last("check ") <= first("sanitizer start "));
+  CHECK(last("sanitizer end ") <= first("time "));
+}
+
 TEST_CASE("a finding in a lab-wide sanitizer run is placed by a run of each exercise, as one after another would",
           "[grader][sanitize][e2e]") {
   const TempDir dir;

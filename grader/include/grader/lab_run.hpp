@@ -68,6 +68,7 @@ struct ExerciseResult {
   double wall_s = 0;  ///< seconds the lab binary ran for this exercise (check and time): what a grading job costs
   double check_s = 0;  ///< of which the `check` run that decided it (its share of the lab's one run, or its own)
   double time_s = 0;   ///< of which `time`
+  double sanitize_s = 0;  ///< of which compute-sanitizer (its share of each lab-wide run, and its own runs)
   std::vector<std::uint64_t> seeds;         ///< the seeds `check` ran with (to reproduce: `grade --seeds`)
   std::optional<std::uint64_t> timed_seed;  ///< the seed `time` ran with, if it ran (`grade --timed-seed`)
   /// the seed of the timed rounds' salts, as `time` reported it (`grade --timed-salt-seed`)
