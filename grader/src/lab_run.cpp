@@ -110,7 +110,8 @@ class ExerciseGrader {
 
   /// After those runs (`lab_wide`, in plan order): the rest of the sanitizer step, then each exercise's timed run and
   /// concept checks one after another, after every check and sanitizer run has ended: no timed run shares the GPU.
-  std::vector<ExerciseResult> finish_grading(const SanitizerPlan& sanitizer, const std::vector<ProcessResult>& lab_wide) {
+  std::vector<ExerciseResult> finish_grading(const SanitizerPlan& sanitizer,
+                                             const std::vector<ProcessResult>& lab_wide) {
     finish_sanitizer(ctx_, xs_, passed_, sanitizer, lab_wide);
     std::vector<std::size_t> graded_by_time;  // the exercises whose first timed run may be the lab's one
     for (std::size_t i = 0; i < xs_.size(); ++i)

@@ -46,7 +46,8 @@ std::string names_of(const std::vector<ExerciseResult>& xs, const std::vector<st
 
 std::string tool_names(const LabContext& ctx) {
   std::string tools;
-  for (const SanitizerTool tool : ctx.manifest.sanitize) tools += (tools.empty() ? "" : ", ") + std::string(to_string(tool));
+  for (const SanitizerTool tool : ctx.manifest.sanitize)
+    tools += (tools.empty() ? "" : ", ") + std::string(to_string(tool));
   return tools;
 }
 
