@@ -31,12 +31,11 @@ std::string_view to_string(SanitizerTool tool);
 std::optional<SanitizerTool> parse_sanitizer_tool(std::string_view name);
 
 /// Seconds one sanitizer run (one tool, one exercise, the small shapes at one seed) may take, unless the manifest says
-/// (`timeouts.sanitize_s`): the tools slow a kernel down 10-100x, and the small shapes keep that to seconds: at most
-/// 6 s a run on an H200 one after another (results/2026-11-24-h200-2152708); with every lab's runs at once, at most
-/// 3.0 s a run on one H100 and 10.4 s with two workers grading beside each other on a host of four H100s (each
-/// exercise's `sanitize_s`: results/2026-11-26-h100-9100f86, results/2026-11-26-h100x4-9100f86). A run that hangs
-/// is run again (sanitizer_runs.cpp, crowded_out) and two hangs are final, so a submission that keeps the GPU busy
-/// costs a lab two limits: 60 s each, about six times the slowest clean run measured, where 120 s cost four minutes.
+/// (`timeouts.sanitize_s`): the tools slow a kernel down 10-100x, and the small shapes keep that to seconds (about 3 s
+/// a run on one H100 with every lab's runs at once, 6 s on an H200 one after another, 10 s with two workers grading
+/// beside each other on one host; each exercise's `sanitize_s` records its own). A run that hangs is run again
+/// (sanitizer_runs.cpp, crowded_out) and two hangs are final, so a submission that keeps the GPU busy costs a lab two
+/// limits: at about six times the slowest clean run, one minute each.
 inline constexpr double kSanitizeTimeoutS = 60;
 
 /// The exit code asked of compute-sanitizer when it found something (`--error-exitcode`): none of the lab binary's
