@@ -3,7 +3,7 @@
 //   make lab1 && ./grade lab1        grade one lab (the binaries sit next to grade in the build directory)
 //   ./grade all --self-check         instructors: the reference earns full marks, every stub behaves as shipped
 //
-// The protocol with the lab binaries is docs/protocol.md; the grade formula is in grader/src/formula.cpp.
+// The protocol with the lab binaries is docs/protocol.md; the grade formula is in grader/src/grading/formula.cpp.
 
 #include <algorithm>
 #include <chrono>
@@ -33,7 +33,7 @@
 #include "grader/sources_hash.hpp"
 #include "grader/sanitize.hpp"
 #include "grader/self_check.hpp"
-#include "export_command.hpp"
+#include "class/export_command.hpp"
 
 #ifndef COURSE_LABS_DIR
 #define COURSE_LABS_DIR "labs"
@@ -53,7 +53,7 @@ constexpr int kExitNothingGradable = 5;
 constexpr const char* kFooter = R"(
 LAB is lab1, 1, 01 or 01_coalescing (a folder of the labs directory with a manifest.json); `all` grades every lab.
 Each lab's binary is <bin-dir>/labN. Per exercise the grader runs `labN check`, then, if every test passed,
-`labN time`; points follow grader/src/formula.cpp. The table goes to the console and everything to the JSON
+`labN time`; points follow grader/src/grading/formula.cpp. The table goes to the console and everything to the JSON
 results file.
 
 Examples:

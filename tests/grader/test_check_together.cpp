@@ -1,4 +1,4 @@
-// End to end, a lab's checks in one `labN check --exercise a,b` (grader/src/lab_run.cpp, plan_checks() and
+// End to end, a lab's checks in one `labN check --exercise a,b` (grader/src/grading/lab_run.cpp, plan_checks() and
 // finish_checks()): the real `grade` against the fake lab, whose call log says which runs it made. Each exercise the
 // lab's run checked whole is graded as its own check would grade it; one it did not (the one that hung or crashed it,
 // those after, all of a run whose results cannot be split) is checked on its own, and that run decides.

@@ -1,4 +1,4 @@
-// The grade formula (grader/src/formula.cpp): correctness shares, the correctness gate and the log-scaled
+// The grade formula (grader/src/grading/formula.cpp): correctness shares, the correctness gate and the log-scaled
 // performance fraction between full marks (1.1x the reference) and the baseline.
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// End to end, a grade that knows its resolution (grader/src/formula.cpp, timed_runs.cpp's finish()): the real `grade`
+// End to end, a grade that knows its resolution (grader/src/grading/formula.cpp, timed_runs.cpp's finish()): the real `grade`
 // against the fake lab, whose noise and metrics are set by the test. A run that leaves f unsure is timed again,
 // sampling longer; a run whose scale its noise swamps gives no performance points and says why; an exercise whose
 // manifest grades it by a metric earns its share of the reference's value.

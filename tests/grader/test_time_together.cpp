@@ -1,4 +1,4 @@
-// End to end, a lab's first timed runs in one `labN time` (grader/src/timed_runs.cpp, time_together()): the real
+// End to end, a lab's first timed runs in one `labN time` (grader/src/grading/timed_runs.cpp, time_together()): the real
 // `grade` against the fake lab, whose call log says which runs it made. Each exercise is graded as it would be
 // alone; one that the lab-wide run did not time well (wrong, after a wrong one, in a run that hung, or with a result
 // that contradicts the plan) is timed on its own, and that run decides.

@@ -1,7 +1,7 @@
 #pragma once
 /// @file result_keys.hpp
 /// @brief The keys of a lab binary's results (docs/protocol.md), spelled once for all who write or read them: the
-/// referee (`labN check` lines, the `labN time` result), the grader's parsers (grader/src/lab_files.cpp) and the
+/// referee (`labN check` lines, the `labN time` result), the grader's parsers (grader/src/grading/lab_files.cpp) and the
 /// timing part of its own results file with the export reader, and the fake lab the grader's tests run. A key typed as
 /// a literal on one side only is a drift no compiler sees; one renamed here is renamed on every side.
 

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "grader/sanitize.hpp"
-#include "lab_context.hpp"
+#include "grading/lab_context.hpp"
 
 namespace grader::lab_run {
 namespace {

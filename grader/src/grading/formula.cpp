@@ -49,7 +49,7 @@ namespace grader {
 //   The host clock's charge (Score::host_charge, reported beside f, never added to it): graded by time, with e_s and
 //   e_r the student's and the reference's own CUDA event medians, f less f(t'_s) where t'_s = e_s * t_r / e_r, the
 //   student's time had its runner's overhead over its events been the reference's. The grader times a run again
-//   where it is beyond kHostChargeTolerance (grader/src/timed_runs.cpp).
+//   where it is beyond kHostChargeTolerance (grader/src/grading/timed_runs.cpp).
 //   f's resolution: with e_s, e_r and e_b the standard errors of ln t_s, ln t_r and ln t_b (median_log_error()),
 //   L = ln(t_b / full) and f's derivatives, sd(f)^2 = e_s^2 / L^2 + ((ln(t_s / full) e_b)^2 + (ln(t_b / t_s) e_r)^2)
 //   / L^4: how far the noise of this run could move f. It is reported beside f, never subtracted from it.
