@@ -396,8 +396,8 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     }
   }
   const std::vector<ProcessResult> runs = run_processes(checks, kUntimedRunsAtOnce);
-  // Every lab's lab-wide sanitizer runs at once, as the checks: lab after lab, they left the GPU and most cores idle
-  // while each lab's one to three runs made their contexts one at a time (kUntimedRunsAtOnce bounds them still).
+  // Every lab's lab-wide sanitizer runs at once, as the checks (kUntimedRunsAtOnce bounds them still): lab after lab,
+  // each lab's one to three runs made their contexts one at a time between two labs' timed runs.
   std::vector<SanitizerPlan> sanitizer(labs.size());
   std::vector<ProcessOptions> lab_wide;
   std::vector<std::size_t> first_of(labs.size());  // each lab's first run in `lab_wide`
