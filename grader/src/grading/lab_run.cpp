@@ -21,12 +21,12 @@ using nlohmann::json;
 using lab_run::abnormal_end;
 using lab_run::fail;
 using lab_run::finish;
+using lab_run::finish_sanitizer;
 using lab_run::fresh_seed;
 using lab_run::kResultsPath;
 using lab_run::kUntimedRunsAtOnce;
 using lab_run::lab_process;
 using lab_run::LabContext;
-using lab_run::finish_sanitizer;
 using lab_run::SanitizerPlan;
 using lab_run::stderr_hint;
 using lab_run::untrusted;
@@ -73,7 +73,6 @@ class ExerciseGrader {
   void read_checks(const ProcessResult& run, bool alone) {
     passed_.assign(xs_.size(), false);
     if (xs_.empty()) return;
-    std::vector<bool>& passed = passed_;
     std::vector<std::size_t> each;        // not checked whole by the lab's run: a run each, at once
     std::vector<std::size_t> alone_again;  // failed as a crowded GPU could make them: once more, alone
     const auto parts = xs_.size() == 1 ? std::vector<std::optional<ProcessResult>>{run} : split(run);
@@ -82,8 +81,8 @@ class ExerciseGrader {
         each.push_back(i);
         continue;
       }
-      passed[i] = checked(xs_[i], *parts[i]);
-      if (!passed[i] && !alone && crowded_out(xs_[i])) alone_again.push_back(i);
+      passed_[i] = checked(xs_[i], *parts[i]);
+      if (!passed_[i] && !alone && crowded_out(xs_[i])) alone_again.push_back(i);
     }
     if (!each.empty()) {
       std::string names;
@@ -94,13 +93,13 @@ class ExerciseGrader {
       const auto each_runs = run_processes(checks, kUntimedRunsAtOnce);
       for (std::size_t k = 0; k < each.size(); ++k) {
         ExerciseResult& x = xs_[each[k]];
-        passed[each[k]] = checked(x, each_runs[k]);
-        if (!passed[each[k]] && each.size() > 1 && crowded_out(x)) alone_again.push_back(each[k]);
+        passed_[each[k]] = checked(x, each_runs[k]);
+        if (!passed_[each[k]] && each.size() > 1 && crowded_out(x)) alone_again.push_back(each[k]);
       }
     }
     for (const std::size_t i : alone_again) {
       ctx_.tell(fmt::format("lab{} {}: check again, alone ({})", ctx_.lab.number, xs_[i].name, ctx_.options.impl));
-      passed[i] = checked(xs_[i], run_process(recheck(xs_[i], *specs_[i])));
+      passed_[i] = checked(xs_[i], run_process(recheck(xs_[i], *specs_[i])));
     }
   }
 

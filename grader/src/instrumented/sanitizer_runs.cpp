@@ -51,6 +51,12 @@ std::string tool_names(const LabContext& ctx) {
   return tools;
 }
 
+// Seconds of sanitizer runs spent on `x`: its grading's and its sanitizer step's.
+void charge(ExerciseResult& x, double seconds) {
+  x.wall_s += seconds;
+  x.sanitize_s += seconds;
+}
+
 // One sanitizer run over the exercises `which` of `xs`: `tool` around `labN check --small` at the first check seed of
 // the first of them.
 ProcessOptions sanitizer_process(const LabContext& ctx, const std::vector<ExerciseResult>& xs,
@@ -129,39 +135,33 @@ SanitizerPlan plan_sanitizer(const LabContext& ctx, const std::vector<ExerciseRe
 }
 
 void finish_sanitizer(const LabContext& ctx, std::vector<ExerciseResult>& xs, std::vector<bool>& passed,
-                      const SanitizerPlan& sanitizer, const std::vector<ProcessResult>& lab_wide) {
-  const auto& chosen = sanitizer.chosen;
+                      const SanitizerPlan& plan, const std::vector<ProcessResult>& lab_wide) {
+  const auto& chosen = plan.chosen;
   if (chosen.empty()) return;
   const std::string names = names_of(xs, chosen), tools = tool_names(ctx);
 
   std::set<SanitizerTool> clean_for_all;  // tools whose lab-wide run was clean
   std::set<SanitizerTool> hung_for_all;   // tools whose lab-wide run hung
   for (std::size_t t = 0; t < lab_wide.size(); ++t) {
-    for (const std::size_t i : chosen) {
-      xs[i].wall_s += lab_wide[t].wall_s / static_cast<double>(chosen.size());
-      xs[i].sanitize_s += lab_wide[t].wall_s / static_cast<double>(chosen.size());
-    }
+    for (const std::size_t i : chosen) charge(xs[i], lab_wide[t].wall_s / static_cast<double>(chosen.size()));
     if (clean(lab_wide[t])) clean_for_all.insert(ctx.manifest.sanitize[t]);
     if (lab_wide[t].timed_out) hung_for_all.insert(ctx.manifest.sanitize[t]);
   }
 
-  std::vector<std::pair<std::size_t, SanitizerTool>> plan;  // (exercise, tool) of each run of one exercise
+  std::vector<std::pair<std::size_t, SanitizerTool>> own;  // (exercise, tool) of each run of one exercise
   std::vector<ProcessOptions> runs_to_start;
   for (const std::size_t i : chosen)
     for (const SanitizerTool tool : ctx.manifest.sanitize)
       if (!clean_for_all.contains(tool)) {
-        plan.emplace_back(i, tool);
+        own.emplace_back(i, tool);
         runs_to_start.push_back(sanitizer_process(ctx, xs, {i}, tool));
       }
-  if (!plan.empty())
+  if (!own.empty())
     ctx.tell(fmt::format("lab{} {}: compute-sanitizer {} at once, a run each ({})", ctx.lab.number, names, tools,
                          ctx.options.impl));
   auto runs = run_processes(runs_to_start, kUntimedRunsAtOnce);
-  for (std::size_t k = 0; k < plan.size(); ++k) {
-    xs[plan[k].first].wall_s += runs[k].wall_s;
-    xs[plan[k].first].sanitize_s += runs[k].wall_s;
-  }
-  std::size_t k = 0;  // the next run of `plan`, which follows the same order as the loops below
+  for (std::size_t k = 0; k < own.size(); ++k) charge(xs[own[k].first], runs[k].wall_s);
+  std::size_t k = 0;  // the next run of `own`, which follows the same order as the loops below
   for (const std::size_t i : chosen)
     for (const SanitizerTool tool : ctx.manifest.sanitize) {
       if (clean_for_all.contains(tool)) {
@@ -175,8 +175,7 @@ void finish_sanitizer(const LabContext& ctx, std::vector<ExerciseResult>& xs, st
         ctx.tell(fmt::format("lab{} {}: compute-sanitizer {} again, alone ({})", ctx.lab.number, xs[i].name,
                              to_string(tool), ctx.options.impl));
         run = run_process(runs_to_start[k - 1]);
-        xs[i].wall_s += run.wall_s;
-        xs[i].sanitize_s += run.wall_s;
+        charge(xs[i], run.wall_s);
       }
       passed[i] = sanitized(ctx, xs[i], tool, run, hung_twice);
     }
