@@ -354,22 +354,35 @@ nvidia-smi topo -m >>"$out/scaling-gpus.txt" 2>&1
   lscpu | grep -E '^(Model name|Socket|Core|Thread|CPU\(s\)|NUMA)'
   echo "cpu0 siblings: $(cat /sys/devices/system/cpu/cpu0/topology/thread_siblings_list 2>/dev/null)"
 } >>"$out/scaling-gpus.txt" 2>&1
-for g in 1 ${SCALING_GPUS:-$all_gpus}; do
-  [ "$g" -le "$all_gpus" ] || { echo "only $all_gpus GPU(s): no run on $g"; continue; }
-  [ "$g" -eq 1 ] && [ -f "$out/scaling-g1.txt" ] && continue
+# SCALING_ALONE_CPUS=LIST (e.g. 0-15, a quarter of a 64-CPU host) adds a run on one GPU with the batch held to those
+# CPUs (taskset), named g1c: a worker's share of the cores without other workers beside it. Against g1 it says what
+# fewer cores cost a worker; against the several-GPU runs, what the other workers cost it.
+for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus}; do
+  gpus=${g%c}
+  [ "$gpus" -le "$all_gpus" ] || { echo "only $all_gpus GPU(s): no run on $g"; continue; }
+  [ "$g" = 1 ] && [ -f "$out/scaling-g1.txt" ] && continue
+  cpus=() on=""
+  [ "$g" = 1c ] && cpus=(taskset -c "$SCALING_ALONE_CPUS") on=" on CPUs $SCALING_ALONE_CPUS"
   sub=/tmp/course-scaling-$g
-  n=$(( per * g ))
+  n=$(( per * gpus ))
   hand_in_references "$sub" "$n"
   touch "$sub/restart"
+  # The host's CPU time and run queue while the class is graded (/proc/stat every 2 s): host_load.py sums it.
+  (while :; do echo "$(date +%s.%N) $(grep -E '^(cpu |ctxt|procs_running|procs_blocked)' /proc/stat | tr '\n' ' ')"
+     sleep 2; done) >"$out/scaling-g$g-host.txt" 2>/dev/null &
+  sampler=$!
   start=$(date +%s.%N)
-  (cd "$build" && ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit" \
-     --gpus "$(seq -s, 0 $(( g - 1 )))") >"$out/scaling-g$g.txt" 2>&1 || status=1
+  (cd "$build" && "${cpus[@]}" ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit" \
+     --gpus "$(seq -s, 0 $(( gpus - 1 )))") >"$out/scaling-g$g.txt" 2>&1 || status=1
   end=$(date +%s.%N)
+  kill "$sampler" 2>/dev/null
   cp "$sub/results/class.json" "$out/scaling-g$g.json" 2>/dev/null
   {
-    awk -v g="$g" -v n="$n" -v s="$start" -v e="$end" 'BEGIN { printf "%d GPU(s): %d students graded in %.1f s, %.1f s a student\n", g, n, e - s, (e - s) / n }'
-    steady_state "$sub" "$n" "$g" "$start"
+    awk -v g="$gpus" -v on="$on" -v n="$n" -v s="$start" -v e="$end" 'BEGIN { printf "%d GPU(s)%s: %d students graded in %.1f s, %.1f s a student\n", g, on, n, e - s, (e - s) / n }'
+    # The run held to fewer CPUs is not one of the GPU counts the scaling below compares.
+    steady_state "$sub" "$n" "$gpus" "$start" | { if [ -n "$on" ]; then sed "s/^steady state on/steady state$on,/"; else cat; fi; }
     grep '^  GPU ' "$out/scaling-g$g.txt"
+    python3 "$root/scripts/host_load.py" "$out/scaling-g$g-host.txt"
     python3 "$root/scripts/class_ratios.py" "$out/scaling-g$g.json" 0 --per-lab
   } | tee -a "$out/scaling.txt"
 done
