@@ -1,8 +1,10 @@
 """What the host's CPUs did while a class was graded, from /proc/stat sampled every few seconds by scripts/gpu-check.sh
 (each line: the time, then the `cpu`, `ctxt`, `procs_running` and `procs_blocked` lines of /proc/stat on one line).
-Prints the CPUs busy on average (user, system, and in all; iowait apart), the run queue (processes runnable and
-blocked in the kernel, averaged over the samples) and context switches a second: whether the workers of a several-GPU
-batch ran out of cores or waited on something else (a lock in the driver, the disk).
+Prints the CPUs busy on average (user, system, and in all; iowait apart) and in the busiest intervals (the median, the
+90th percentile and the largest share of one interval between samples: bursts the average hides), the run queue
+(processes runnable and blocked in the kernel, averaged over the samples, and the most runnable at once) and context
+switches a second: whether the workers of a several-GPU batch ran out of cores or waited on something else (a lock in
+the driver, the disk).
 Usage: python3 scripts/host_load.py HOST_SAMPLES"""
 import sys
 
@@ -38,6 +40,16 @@ share = lambda x: 100.0 * x / total if total else 0.0
 running = sum(s[2].get("procs_running", 0) for s in samples) / len(samples)
 blocked = sum(s[2].get("procs_blocked", 0) for s in samples) / len(samples)
 switches = (n1.get("ctxt", 0) - n0.get("ctxt", 0)) / (t1 - t0)
+bursts = []  # each interval's busy share, in percent
+for (_, x, _), (_, y, _) in zip(samples, samples[1:]):
+    step = [q - p for p, q in zip(x, y)]
+    whole = sum(step[:8])
+    if whole:
+        bursts.append(100.0 * (whole - step[3] - step[4]) / whole)
+bursts.sort()
+most = max(s[2].get("procs_running", 0) for s in samples)
 print(f"host load over {t1 - t0:.0f} s ({len(samples)} samples, {cpus:.0f} CPUs): busy {share(busy):.1f}% "
       f"({busy / total * cpus:.1f} CPUs' worth; user {share(user + nice):.1f}%, system {share(system + irq + softirq):.1f}%), "
-      f"iowait {share(iowait):.1f}%, runnable {running:.1f}, blocked {blocked:.1f}, {switches:.0f} context switches a second")
+      f"iowait {share(iowait):.1f}%; an interval's busy share: median {bursts[len(bursts) // 2]:.0f}%, 90th percentile "
+      f"{bursts[int(0.9 * len(bursts))]:.0f}%, largest {bursts[-1]:.0f}%; runnable {running:.1f} (at most {most}), "
+      f"blocked {blocked:.1f}; {switches:.0f} context switches a second")
