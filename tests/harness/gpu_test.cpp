@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <set>
 #include <string>
 
 namespace {
@@ -286,4 +287,31 @@ TEST_CASE("the idle check waits out another process's kernel and says when it ou
   CHECK(waited_short < 0);  // still busy at the limit
   CHECK(waited_long > 0);   // busy, then idle once the other process's kernel ended
   CHECK(idle.wait(1.0) == 0.0);
+}
+
+TEST_CASE("a device buffer the size of a test shape's keeps its memory and IPC handle for the next of that size",
+          "[harness][gpu]") {
+  require_gpu();
+  constexpr std::int64_t n = 4111;  // a size no other test here uses: nothing kept from before
+  std::multiset<std::string> handles;
+  std::multiset<const float*> data;
+  {
+    CopyProblem p(n);
+    p.generate(1);
+    handles = {p.x_.ipc_handle(), p.y_.ipc_handle()};
+    data = {p.x(), p.y()};
+    CUDA_CHECK(cudaMemset(p.y() + n, 0, sizeof(float)));  // a guard spoiled: made again with the next buffer
+  }
+  // What freed memory of that size would go to next, so that new buffers cannot land on it by chance.
+  const std::size_t whole = n * sizeof(float) + 2 * harness::Buffer::guard_bytes();
+  const harness::DeviceBuffer<unsigned char> taken_x(whole), taken_y(whole);
+  CopyProblem q(n);
+  CHECK(std::multiset<std::string>{q.x_.ipc_handle(), q.y_.ipc_handle()} == handles);  // kept, its handle too
+  CHECK(std::multiset<const float*>{q.x(), q.y()} == data);
+  q.generate(2);
+  q.poison(nullptr);
+  CHECK_FALSE(q.verify().ok);  // this case's poison
+  harness::Impl none;
+  q.run(none, nullptr);
+  CHECK(q.verify().ok);  // this case's inputs copied, and the spoiled guard made again
 }

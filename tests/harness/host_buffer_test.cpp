@@ -7,6 +7,8 @@
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <set>
 #include <vector>
 
 namespace {
@@ -190,4 +193,42 @@ TEST_CASE("a timed run checked on the host is caught at random positions when it
   const auto v = p.verify_sample(9);
   CHECK_FALSE(v.ok);
   CHECK_THAT(v.message, ContainsSubstring("input 'h_in' was modified during a timed run"));
+}
+
+TEST_CASE("a host buffer the size of a test shape's keeps its memory for the next of that size, and a runner its mapping",
+          "[harness][host_buffer]") {
+  HostOnly host_only;
+  constexpr std::int64_t n = 4111;  // a size no other test here uses: nothing kept from before
+  const auto file = [](int fd) {
+    struct stat st {};
+    REQUIRE(::fstat(fd, &st) == 0);
+    return st.st_ino;
+  };
+  std::multiset<ino_t> files;
+  std::multiset<const float*> runner_mappings;
+  {
+    Doubling referee(n);
+    referee.generate(5);
+    const auto runner = runner_side(referee);
+    files = {file(referee.in.shared_fd()), file(referee.out.shared_fd())};
+    runner_mappings = {runner->in.data(), runner->out.data()};
+    runner->out.data()[n] = 0.0f;  // a guard spoiled through the runner's mapping: made again with the next buffer
+  }
+  // What a freed mapping's addresses would go to next, so that a new mapping cannot land on them by chance.
+  const std::size_t span = (n * sizeof(float) + 2 * harness::Buffer::guard_bytes() + 4095) / 4096 * 4096 * 2;
+  void* taken = ::mmap(nullptr, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(taken != MAP_FAILED);
+  Doubling referee(n);
+  CHECK(std::multiset<ino_t>{file(referee.in.shared_fd()), file(referee.out.shared_fd())} == files);  // kept
+  referee.generate(6);
+  referee.poison(nullptr);
+  const auto runner = runner_side(referee);
+  CHECK(std::multiset<const float*>{runner->in.data(), runner->out.data()} == runner_mappings);  // still mapped
+  CHECK(std::memcmp(runner->in.data(), referee.in.data(), n * sizeof(float)) == 0);  // this case's inputs, seen
+  CHECK(runner->first_unjoined().has_value());  // this case's poison, seen
+  referee.write_right_answer(runner->out.data());
+  CHECK(referee.verify(true).ok);  // the spoiled guard was made again
+  const Doubling bigger(n + 1);    // another size: other memory
+  CHECK(files.count(file(bigger.in.shared_fd())) == 0);
+  ::munmap(taken, span);
 }

@@ -7,12 +7,18 @@
 
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <type_traits>
+#include <tuple>
+#include <utility>
 
 namespace harness {
 
@@ -122,6 +128,66 @@ struct InputDeviceTimer {
 
 double input_device_seconds() { return input_device_total(); }
 
+namespace {
+// A buffer the size of a test shape's (at most kKeptBytes, guards included) keeps its memory when its Problem ends, for
+// the next buffer of exactly that size, and a runner keeps such memory mapped: a check run makes a Problem for every
+// case (2208 cases a student over the eight labs), and each allocation, IPC export, mapping, page-locking, unmapping
+// and free is a call into the driver, which the host's processes take turns in. With four grading workers on one host,
+// a student's checks took more than twice their seconds on one GPU (results/2026-11-27-h100x4-cffc27f). Exact sizes
+// only, so that memory keeps the bounds of the buffer it serves (compute-sanitizer's memcheck checks accesses against
+// the allocation); every buffer is filled with its guard word when made and poisoned or set before a run, as before.
+// Kept memory is never freed before the process ends: a runner may still have it mapped, and freeing memory another
+// process has mapped is undefined. Timed shapes (2^28 elements) are far above the limit: their memory goes as before.
+constexpr std::size_t kKeptBytes = (std::size_t{64} << 20) + 2 * kGuardBytes;
+bool kept(std::size_t bytes) { return bytes + 2 * kGuardBytes <= kKeptBytes; }
+
+// Memory kept by the process that made it (the referee), by what a buffer needs of it (size, guards included, and for
+// host memory whether it is page-locked), and a runner's mappings of memory the referee keeps, by what names it (device
+// memory: its IPC handle; shared host memory: the file behind the new descriptor each case brings, which the runner's
+// mapping keeps from being reused). Leaked on purpose (the process's end frees them with the CUDA context): no free
+// may run after the CUDA runtime has shut down. Locked: `labN check` makes the next case's Problem on a second thread
+// while this case's ends.
+template <class Key, class Memory>
+class Kept {
+ public:
+  static Kept& here() {
+    static auto* kept = new Kept;
+    return *kept;
+  }
+  /// Memory kept under `key` (taken out), or an empty Memory.
+  Memory take(const Key& key) {
+    const std::lock_guard lock(mutex_);
+    const auto it = free_.find(key);
+    if (it == free_.end()) return {};
+    Memory m = std::move(it->second);
+    free_.erase(it);
+    return m;
+  }
+  void give(const Key& key, Memory m) {
+    const std::lock_guard lock(mutex_);
+    free_.emplace(key, std::move(m));
+  }
+  /// Memory under `key`, left where it is (a runner's mappings), or nullptr.
+  Memory* find(const Key& key) {
+    const std::lock_guard lock(mutex_);
+    const auto it = free_.find(key);
+    return it == free_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::multimap<Key, Memory> free_;  // nodes: what find() returns stays valid while others come and go
+};
+struct KeptDevice {
+  DeviceBuffer<unsigned char> storage;
+  std::string ipc;  // its IPC handle, once a runner was given it
+};
+using KeptDeviceMemory = Kept<std::size_t, KeptDevice>;
+using KeptHostMemory = Kept<std::pair<std::size_t, bool>, SharedHostMemory>;
+using MappedDeviceMemory = Kept<std::string, void*>;
+using MappedHostMemory = Kept<std::tuple<dev_t, ino_t, bool>, SharedHostMemory>;
+}  // namespace
+
 void map_next_buffers(std::vector<BufferHandle> handles) {
   for (const auto& h : handles_to_map())  // left by a problem that failed half-way: nothing will map them
     if (h.fd >= 0) ::close(h.fd);
@@ -141,18 +207,43 @@ Buffer::Buffer(Problem& owner, Role role, Element element, std::string name, std
       throw std::invalid_argument("buffer '" + name_ + "': the referee's buffer is in other memory");
     }
     if (memory == Memory::host) {
-      host_ = SharedHostMemory::adopt(h.fd, whole, !host_only_flag());
+      const bool pin = !host_only_flag();
+      struct stat st {};
+      const bool keep = kept(bytes) && ::fstat(h.fd, &st) == 0;
+      const auto file = std::tuple{st.st_dev, st.st_ino, pin};
+      if (const SharedHostMemory* m = keep ? MappedHostMemory::here().find(file) : nullptr) {
+        ::close(h.fd);
+        if (m->bytes() != whole) throw std::invalid_argument("buffer '" + name_ + "': the referee's buffer changed size");
+        shared_ = m->get();
+      } else if (keep) {
+        auto mapping = SharedHostMemory::adopt(h.fd, whole, pin);
+        shared_ = mapping.get();
+        MappedHostMemory::here().give(file, std::move(mapping));
+      } else {
+        host_ = SharedHostMemory::adopt(h.fd, whole, pin);
+      }
     } else {
       cudaIpcMemHandle_t handle;
       if (h.ipc.size() != sizeof handle) throw std::invalid_argument("malformed CUDA IPC handle");
-      std::memcpy(&handle, h.ipc.data(), sizeof handle);
-      CUDA_CHECK(cudaIpcOpenMemHandle(&mapped_, handle, cudaIpcMemLazyEnablePeerAccess));
+      if (void* const* m = kept(bytes) ? MappedDeviceMemory::here().find(h.ipc) : nullptr) {
+        mapped_ = *m;
+      } else {
+        std::memcpy(&handle, h.ipc.data(), sizeof handle);
+        CUDA_CHECK(cudaIpcOpenMemHandle(&mapped_, handle, cudaIpcMemLazyEnablePeerAccess));
+        if (kept(bytes)) MappedDeviceMemory::here().give(h.ipc, mapped_);
+      }
     }
   } else if (memory == Memory::host) {  // made even in host_only mode: host memory needs no GPU
-    host_ = SharedHostMemory(whole, !host_only_flag());
+    if (kept(bytes)) host_ = KeptHostMemory::here().take({whole, !host_only_flag()});
+    if (!host_.get()) host_ = SharedHostMemory(whole, !host_only_flag());
     fill_host_words(host_.get(), whole, guard_word(role));
   } else if (!host_only_flag()) {
-    storage_ = DeviceBuffer<unsigned char>(whole);
+    if (kept(bytes)) {
+      KeptDevice k = KeptDeviceMemory::here().take(whole);
+      storage_ = std::move(k.storage);
+      ipc_ = std::move(k.ipc);
+    }
+    if (!storage_.get()) storage_ = DeviceBuffer<unsigned char>(whole);
     detail::fill_words(storage_.get(), storage_.bytes(), guard_word(role), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());  // the fill is asynchronous: finish before any stream can touch it
   }
@@ -160,18 +251,34 @@ Buffer::Buffer(Problem& owner, Role role, Element element, std::string name, std
 }
 
 Buffer::~Buffer() {
-  if (mapped_) CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(mapped_));
+  if (!kept(bytes_)) {
+    if (mapped_) CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(mapped_));
+    return;
+  }
+  // Kept (referee side): for the next buffer of this size. Mappings (runner side) stay in Mapped.
+  // Each key is read before its memory is moved out (a function's arguments are made in no set order).
+  if (storage_.get()) {
+    const std::size_t size = storage_.bytes();
+    KeptDeviceMemory::here().give(size, {std::move(storage_), std::move(ipc_)});
+  }
+  if (host_.get() && host_.fd() >= 0) {
+    const std::pair key{host_.bytes(), host_.pinned()};
+    KeptHostMemory::here().give(key, std::move(host_));
+  }
 }
 
 std::string Buffer::ipc_handle() const {
   if (memory_ == Memory::host) throw std::logic_error("buffer '" + name_ + "' is host memory: it has no IPC handle");
-  cudaIpcMemHandle_t handle;
-  CUDA_CHECK(cudaIpcGetMemHandle(&handle, storage_.get()));
-  return {reinterpret_cast<const char*>(&handle), sizeof handle};
+  if (ipc_.empty()) {
+    cudaIpcMemHandle_t handle;
+    CUDA_CHECK(cudaIpcGetMemHandle(&handle, storage_.get()));
+    ipc_.assign(reinterpret_cast<const char*>(&handle), sizeof handle);
+  }
+  return ipc_;
 }
 
 void* Buffer::raw_data() const {
-  void* base = memory_ == Memory::host ? host_.get() : mapped_ ? mapped_ : storage_.get();
+  void* base = memory_ == Memory::host ? (shared_ ? shared_ : host_.get()) : mapped_ ? mapped_ : storage_.get();
   return static_cast<unsigned char*>(base) + kGuardBytes;
 }
 

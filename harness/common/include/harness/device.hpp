@@ -102,6 +102,8 @@ class SharedHostMemory {
   [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }  ///< the length asked for
   /// The descriptor to hand to another process (close-on-exec here); -1 on the side that adopted it.
   [[nodiscard]] int fd() const noexcept { return fd_; }
+  /// Whether it is page-locked (registered with CUDA).
+  [[nodiscard]] bool pinned() const noexcept { return pinned_; }
   /// Exchanges the two mappings.
   void swap(SharedHostMemory& other) noexcept {
     std::swap(ptr_, other.ptr_);

@@ -146,8 +146,10 @@ class Buffer {
   std::size_t bytes_;
   Memory memory_;
   DeviceBuffer<unsigned char> storage_;  // device memory: empty when it is another process's, mapped by IPC
-  void* mapped_ = nullptr;               // that mapping (runner side), closed on destruction
+  mutable std::string ipc_;              // its IPC handle, once asked for (kept with the memory)
+  void* mapped_ = nullptr;               // that mapping (runner side), closed on destruction unless kept
   SharedHostMemory host_;                // host memory: made here (referee) or adopted (runner)
+  void* shared_ = nullptr;               // host memory adopted and kept mapped by this process (runner side)
 };
 
 /// CPU tests: Buffers made while this is on get no device memory and inputs stay on the host, so that a Problem's
