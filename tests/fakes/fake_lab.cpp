@@ -50,8 +50,7 @@
 //
 //   FAKE_LAB_TIME_SPAN_LOG  every time run lasts 200 ms more and then appends "<start ns> <end ns> gpu=<GPU>
 //                       cpus=<the CPUs it may run on>" (CLOCK_MONOTONIC, one clock for the host): tests see which
-//                       timed runs overlapped and where each ran. With `--host-link-lock FILE` (as labN time) the
-//                       span is the run's turn on the host link, taken as the lab binary takes it.
+//                       timed runs overlapped and where each ran.
 //
 //   FAKE_LAB_PID_FILE   where a hanging fake (and each process of fork_chain) writes its pid: tests check that it
 //                       was killed.
@@ -72,14 +71,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <harness/host_link.hpp>
 #include <harness/median.hpp>
 #include <harness/result_keys.hpp>
 #include <nlohmann/json.hpp>
@@ -461,7 +458,7 @@ int usage(const std::string& why) {
 int main(int argc, char** argv) {
   if (argc < 2) return usage("missing command");
   const std::string command = argv[1];
-  std::string impl, exercise, results, seeds, seed, max_seconds, host_link_lock;
+  std::string impl, exercise, results, seeds, seed, max_seconds;
   bool student_only = false;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -478,7 +475,6 @@ int main(int argc, char** argv) {
     else if (arg == "--salt-seed") salt_seed = argv[++i];
     else if (arg == "--max-seconds") max_seconds = argv[++i];
     else if (arg == "--min-samples") min_samples = std::max(min_samples, std::stoi(argv[++i]));
-    else if (arg == "--host-link-lock") host_link_lock = argv[++i];
     else return usage("unknown option " + arg);
   }
   if (command == "list") {
@@ -533,8 +529,6 @@ int main(int argc, char** argv) {
     ::clock_gettime(CLOCK_MONOTONIC, &t);  // one clock for every process of the host
     return std::to_string(static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec);
   };
-  std::optional<harness::HostLinkTurn> turn;
-  if (!host_link_lock.empty()) turn.emplace(host_link_lock);
   const std::string begin = now_ns();
   if (!span_log.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
   std::ofstream out(results, std::ios::trunc);

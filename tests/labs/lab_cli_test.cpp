@@ -9,9 +9,6 @@
 #include <catch2/generators/catch_generators_range.hpp>
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -298,41 +295,4 @@ TEST_CASE("with a GPU, a timed run reports the salt seed of its rounds: drawn fr
   CHECK(salt_seed({}) != salt_seed({}));
   CHECK(salt_seed({"--salt-seed", "18446744073709551615"}) == std::uint64_t{18446744073709551615u});
   std::filesystem::remove(results);
-}
-
-TEST_CASE("with a GPU, a timed run given the host link's lock waits for its turn before its first checked run",
-          "[labs][cli][gpu][time]") {
-  if (!gpu_present()) SKIP("no GPU on this machine");
-  const auto labs = lab_names();
-  if (std::find(labs.begin(), labs.end(), "lab1") == labs.end()) SKIP("lab 1 is not built");
-  const auto results = std::filesystem::temp_directory_path() / "lab1-host-link.json";
-  const auto lock = std::filesystem::temp_directory_path() / "lab1-host-link.lock";
-  int held[2];
-  REQUIRE(::pipe(held) == 0);
-  const pid_t holder = ::fork();
-  if (holder == 0) {  // another worker's turn: 4 s from now
-    const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT, 0644);
-    const bool locked = fd >= 0 && ::flock(fd, LOCK_EX) == 0;
-    [[maybe_unused]] const auto told = ::write(held[1], locked ? "y" : "n", 1);
-    ::sleep(4);
-    std::_Exit(0);
-  }
-  char answer = 0;
-  REQUIRE(::read(held[0], &answer, 1) == 1);
-  REQUIRE(answer == 'y');
-  const auto r = run({"lab1", "time", "--impl", "reference", "--exercise", "dot", "--max-seconds", "0", "--results",
-                      results.string(), "--host-link-lock", lock.string()});
-  int status = 0;
-  ::waitpid(holder, &status, 0);
-  ::close(held[0]);
-  ::close(held[1]);
-  CAPTURE(r.exit_code, r.err);
-  REQUIRE(r.exit_code == code::kOk);
-  std::ifstream in(results);
-  const auto j = nlohmann::json::parse(in);
-  CHECK(j.at("correct").get<bool>());
-  // Its context, inputs and runners came up during the other's turn; what was left of the turn was waited out.
-  CHECK(j.at("phases_s").at("host_link_wait").get<double>() > 1.0);
-  std::filesystem::remove(results);
-  std::filesystem::remove(lock);
 }

@@ -9,6 +9,7 @@
 
 #include <harness/exit_codes.hpp>
 
+#include "grader/placement.hpp"
 #include "lab_context.hpp"
 
 namespace grader::lab_run {
@@ -60,11 +61,6 @@ std::vector<std::string> time_argv(const LabContext& ctx, const std::string& nam
   std::vector<std::string> argv{ctx.binary, "time", "--impl", ctx.options.impl, "--exercise", names, "--results",
                                 kResultsPath, "--seed", std::to_string(plan.seed)};
   if (plan.salt_seed) argv.insert(argv.end(), {"--salt-seed", std::to_string(*plan.salt_seed)});
-  // Where the timed runs cross the host link (lab 07's copies) and other workers share the host, the referee takes a
-  // turn on the batch's lock for each exercise's checked and timed runs: no two workers time copies at once, and the
-  // rest of a run (its CUDA context, inputs, runners' start and end) goes on beside the others' turns.
-  if (ctx.manifest.host_link && ctx.options.host_link_lock)
-    argv.insert(argv.end(), {"--host-link-lock", ctx.options.host_link_lock->string()});
   // An exercise worth no performance points is timed for the report only: the student alone, one sample, no last
   // check (lab 04's first stage, half a second a run, took 20 s of every grade at the usual ten samples, 8 s with
   // its reference and baseline at three).
@@ -78,6 +74,12 @@ std::vector<std::string> time_argv(const LabContext& ctx, const std::string& nam
   return argv;
 }
 
+// A `time` run, taking its turn on the host link where the lab's copies cross it.
+ProcessResult launch_time(const LabContext& ctx, std::vector<std::string> argv) {
+  std::optional<HostLinkTurn> turn;
+  if (ctx.manifest.host_link && ctx.options.host_link_lock) turn.emplace(*ctx.options.host_link_lock);
+  return ctx.launch(std::move(argv), ctx.time_timeout_s);
+}
 
 TimePlan time_plan(const LabContext& ctx, const ExerciseResult& x, std::uint64_t seed) {
   return {x.name, ctx.options.impl, seed, ctx.options.timed_salt_seed, timed_alone(x)};
@@ -123,7 +125,7 @@ bool read_time(const LabContext& ctx, ExerciseResult& x, const TimePlan& plan, c
 bool time(const LabContext& ctx, ExerciseResult& x, double sampling = 0) {
   const TimePlan plan = time_plan(ctx, x, ctx.options.timed_seed.value_or(fresh_seed()));
   ctx.tell(fmt::format("lab{} {}: time ({})", ctx.lab.number, x.name, ctx.options.impl));
-  return read_time(ctx, x, plan, ctx.launch(time_argv(ctx, x.name, plan, sampling), ctx.time_timeout_s));
+  return read_time(ctx, x, plan, launch_time(ctx, time_argv(ctx, x.name, plan, sampling)));
 }
 
 // The formula's inputs from x's last timed run (`timed_ok`: it ran, was right and its reference was in standing).
@@ -189,8 +191,7 @@ std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector
     listed += (listed.empty() ? "" : ", ") + xs[i].name;
   }
   ctx.tell(fmt::format("lab{} {}: time, one run for all ({})", ctx.lab.number, listed, ctx.options.impl));
-  const ProcessResult run =
-      ctx.launch(time_argv(ctx, names, time_plan(ctx, xs[which.front()], seed), 0), ctx.time_timeout_s);
+  const ProcessResult run = launch_time(ctx, time_argv(ctx, names, time_plan(ctx, xs[which.front()], seed), 0));
   const double share = run.wall_s / static_cast<double>(which.size());
   for (const std::size_t i : which) {
     xs[i].wall_s += share;

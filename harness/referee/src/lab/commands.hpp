@@ -36,9 +36,6 @@ struct TimeRequest {
   // The implementation alone (and the ceiling and peers): no reference or baseline runner. Each timed output is then
   // checked against the CPU reference instead of the reference's output on fresh inputs.
   bool student_only = false;
-  // The host link's lock file (harness/host_link.hpp): each exercise's checked and timed runs, whose copies cross
-  // between host and GPU, wait for a turn on it. Empty: no turns.
-  std::string host_link_lock;
 };
 
 /// The exercises `names` names, in that order, each once; nullopt (said on stderr) when one is unknown.

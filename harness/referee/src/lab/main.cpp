@@ -61,9 +61,6 @@ int main(int argc, char** argv) {
                        "(default: drawn at random; the results give it as salt_seed)");
   time_cmd->add_flag("--student-only", time.student_only,
                      "time the implementation alone, for the report (an exercise worth no performance points)");
-  time_cmd->add_option("--host-link-lock", time.host_link_lock,
-                       "take a turn on this lock file (flock) for each exercise's checked and timed runs: grade batch "
-                       "passes it where copies cross between host and GPU, so no two workers time them at once");
 
   try {
     app.parse(argc, argv);

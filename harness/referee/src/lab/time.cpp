@@ -17,7 +17,6 @@
 
 #include <harness/cuda_check.hpp>
 #include <harness/exit_codes.hpp>
-#include <harness/host_link.hpp>
 #include <harness/measures.hpp>
 #include <harness/problem.hpp>
 #include <harness/result_keys.hpp>
@@ -31,7 +30,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <optional>
 #include <random>
 #include <set>
 
@@ -128,14 +126,6 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
     }
   }
   phase_done("runners");
-  // The host link's turn (`--host-link-lock`), from the first checked run to the last: every run of a contender here
-  // crosses between host and GPU where the lab's copies do, and another worker's copies in the meantime would slow
-  // it. Setting up (context, inputs, runners) is done before the wait, its end after the turn.
-  std::optional<HostLinkTurn> turn;
-  if (!request.host_link_lock.empty()) {
-    turn.emplace(request.host_link_lock);
-    phase_done("host_link_wait");
-  }
   /// One run of `role` on freshly poisoned outputs, checked (on the GPU where the problem allows); the runner's times,
   /// or a failure message. Problems checked only on the host (lab 07's host arrays) are checked in full before and
   /// after the timing, and each timed run at random positions (verify_sample).
@@ -343,7 +333,6 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   if (!last_failure.empty())
     return wrong("right during the timed runs but wrong on new inputs after them (a cached or stale result?): " +
                  last_failure);
-  turn.reset();
   if (!request.student_only) phase_done("last_check");
   out[keys::kPhasesS] = phases;
   return results.write(out, exit_code::kOk);
