@@ -18,8 +18,9 @@
 # the largest student/reference time ratios; CLASS_KILL_AFTER=S kills the batch with kill -9 after S seconds and
 # starts it again: class-resume.txt), `scaling` (the same class on one GPU and on every GPU of the host, or
 # SCALING_GPUS, sanitized, SCALING_STUDENTS a GPU: scaling.txt with the rates, the scaling, each GPU's share and every
-# lab's largest reference-as-student ratio; scaling-gN.txt and .json; scaling-phases.txt, where a student's seconds
-# went on each GPU count), `repeatability` (every lab's baseline, reference and known-middle fixture graded as the
+# lab's largest reference-as-student ratio; scaling-gN.txt and .json; scaling-gN-host.txt, the host's CPU load while
+# it ran (scripts/host_load.py); scaling-phases.txt, where a student's seconds went on each GPU count; with
+# SCALING_ALONE_CPUS=LIST also one GPU's class held to those CPUs, g1c), `repeatability` (every lab's baseline, reference and known-middle fixture graded as the
 # student REPEAT_BASELINE, REPEAT_REFERENCE and REPEAT_MIDDLE times, default 10, 10, 5: each exercise's performance
 # fraction over the repeats in repeatability.txt, the grades in repeatability-IMPL.json), `experiments` (each
 # experiments/NAME/bench.cu, a GPU experiment of its own,
