@@ -157,26 +157,26 @@ class Kept {
   /// Memory kept under `key` (taken out), or an empty Memory.
   Memory take(const Key& key) {
     const std::lock_guard lock(mutex_);
-    const auto it = free_.find(key);
-    if (it == free_.end()) return {};
+    const auto it = held_.find(key);
+    if (it == held_.end()) return {};
     Memory m = std::move(it->second);
-    free_.erase(it);
+    held_.erase(it);
     return m;
   }
   void give(const Key& key, Memory m) {
     const std::lock_guard lock(mutex_);
-    free_.emplace(key, std::move(m));
+    held_.emplace(key, std::move(m));
   }
   /// Memory under `key`, left where it is (a runner's mappings), or nullptr.
   Memory* find(const Key& key) {
     const std::lock_guard lock(mutex_);
-    const auto it = free_.find(key);
-    return it == free_.end() ? nullptr : &it->second;
+    const auto it = held_.find(key);
+    return it == held_.end() ? nullptr : &it->second;
   }
 
  private:
   std::mutex mutex_;
-  std::multimap<Key, Memory> free_;  // nodes: what find() returns stays valid while others come and go
+  std::multimap<Key, Memory> held_;  // nodes: what find() returns stays valid while others come and go
 };
 struct KeptDevice {
   DeviceBuffer<unsigned char> storage;
