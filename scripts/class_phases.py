@@ -2,7 +2,9 @@
 checks', the sanitizer runs' and the timed runs' wall times (summed over exercises: checks and sanitizer runs go at
 once, so their sums exceed the wall), and the timed runs' phases (`phases_s` of `labN time`: CUDA context, runners'
 start, generate, timing, ...), with what the timed runs spent outside every phase (starting and ending processes),
-what the lab walls spent outside the timed runs, and the longest a lab's sanitizer run took (the limit's yardstick).
+what the lab walls spent outside the timed runs (in all, and each lab's wall against its timed runs: lab 07's wait for
+its turn on the host link is the difference there), and the longest a lab's sanitizer run took (the limit's
+yardstick).
 Comparing two classes, one per GPU count, says what the workers of a several-GPU batch contend for.
 Usage: python3 scripts/class_phases.py CLASS_JSON [CLASS_JSON ...]"""
 import collections
@@ -16,10 +18,13 @@ for path in sys.argv[1:]:
         print(f"{path}: no graded student")
         continue
     totals = collections.Counter()
+    by_lab = collections.defaultdict(lambda: [0.0, 0.0])  # lab -> [wall, timed runs], summed over students
     slowest_run = (0.0, None)  # the longest sanitizer run a lab's grading averaged, and its lab
     for s in students:
         for lab in s["results"]["runs"][0]["labs"]:
             totals["lab wall"] += lab.get("wall_s") or 0
+            by_lab[lab["lab"]][0] += lab.get("wall_s") or 0
+            by_lab[lab["lab"]][1] += sum(x.get("time_s") or 0 for x in lab["exercises"])
             # A lab's sanitizer seconds over its tools (an exercise's `sanitized` has an entry a tool): the time of
             # one run where each tool made one run over the lab's exercises, their shares adding up to its wall.
             tools = max((len(x.get("sanitized") or []) for x in lab["exercises"]), default=0)
@@ -40,5 +45,7 @@ for path in sys.argv[1:]:
         print(f"  {key:<22} {totals[key] / n:8.2f}")
     print(f"  {'timed, outside phases':<22} {outside / n:8.2f}")
     print(f"  {'untimed (wall - timed)':<22} {(totals['lab wall'] - totals['timed runs']) / n:8.2f}")
+    print("  by lab, wall / timed runs: " +
+          ", ".join(f"{lab} {wall / n:.1f} / {timed / n:.1f}" for lab, (wall, timed) in sorted(by_lab.items())))
     if slowest_run[1] is not None:
         print(f"  slowest sanitizer run   {slowest_run[0]:8.2f} (lab {slowest_run[1]}, its tools' runs averaged)")

@@ -30,26 +30,28 @@ for line in open(sys.argv[1]):
 if len(samples) < 2:
     print(f"host load: fewer than two samples in {sys.argv[1]}")
     sys.exit(0)
+
+
+def shares(x, y):
+    """Between two samples' CPU times: each of user, nice, system, idle, iowait, irq, softirq, steal as a share of the
+    whole (percent), the whole, and the busy share (all but idle and iowait)."""
+    d = ([q - p for p, q in zip(x, y)] + [0] * 8)[:8]
+    whole = sum(d)
+    part = [100.0 * v / whole if whole else 0.0 for v in d]
+    return part, whole, 100.0 - part[3] - part[4] if whole else 0.0
+
+
 (t0, a, n0), (t1, b, n1) = samples[0], samples[-1]
-d = [y - x for x, y in zip(a, b)]
-user, nice, system, idle, iowait, irq, softirq, steal = (d + [0] * 8)[:8]
-total = sum(d[:8])
-cpus = total / ((t1 - t0) * USER_HZ)  # CPUs the samples cover
-busy = user + nice + system + irq + softirq + steal
-share = lambda x: 100.0 * x / total if total else 0.0
+part, whole, busy = shares(a, b)
+user, nice, system, idle, iowait, irq, softirq, steal = part
+cpus = whole / ((t1 - t0) * USER_HZ)  # CPUs the samples cover
+bursts = sorted(shares(x, y)[2] for (_, x, _), (_, y, _) in zip(samples, samples[1:]))  # each interval's busy share
 running = sum(s[2].get("procs_running", 0) for s in samples) / len(samples)
+most = max(s[2].get("procs_running", 0) for s in samples)
 blocked = sum(s[2].get("procs_blocked", 0) for s in samples) / len(samples)
 switches = (n1.get("ctxt", 0) - n0.get("ctxt", 0)) / (t1 - t0)
-bursts = []  # each interval's busy share, in percent
-for (_, x, _), (_, y, _) in zip(samples, samples[1:]):
-    step = [q - p for p, q in zip(x, y)]
-    whole = sum(step[:8])
-    if whole:
-        bursts.append(100.0 * (whole - step[3] - step[4]) / whole)
-bursts.sort()
-most = max(s[2].get("procs_running", 0) for s in samples)
-print(f"host load over {t1 - t0:.0f} s ({len(samples)} samples, {cpus:.0f} CPUs): busy {share(busy):.1f}% "
-      f"({busy / total * cpus:.1f} CPUs' worth; user {share(user + nice):.1f}%, system {share(system + irq + softirq):.1f}%), "
-      f"iowait {share(iowait):.1f}%; an interval's busy share: median {bursts[len(bursts) // 2]:.0f}%, 90th percentile "
+print(f"host load over {t1 - t0:.0f} s ({len(samples)} samples, {cpus:.0f} CPUs): busy {busy:.1f}% "
+      f"({busy / 100 * cpus:.1f} CPUs' worth; user {user + nice:.1f}%, system {system + irq + softirq:.1f}%), "
+      f"iowait {iowait:.1f}%; an interval's busy share: median {bursts[len(bursts) // 2]:.0f}%, 90th percentile "
       f"{bursts[int(0.9 * len(bursts))]:.0f}%, largest {bursts[-1]:.0f}%; runnable {running:.1f} (at most {most}), "
       f"blocked {blocked:.1f}; {switches:.0f} context switches a second")
