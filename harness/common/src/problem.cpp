@@ -131,11 +131,10 @@ double input_device_seconds() { return input_device_total(); }
 namespace {
 // A buffer the size of a test shape's (at most kKeptBytes, guards included) keeps its memory when its Problem ends, for
 // the next buffer of exactly that size, and a runner keeps such memory mapped: a check run makes a Problem for every
-// case (2208 cases a student over the eight labs), and each allocation, IPC export, mapping, page-locking, unmapping
-// and free is a call into the driver, which the host's processes take turns in. With four grading workers on one host,
-// a student's checks took more than twice their seconds on one GPU (results/2026-11-27-h100x4-cffc27f). Exact sizes
-// only, so that memory keeps the bounds of the buffer it serves (compute-sanitizer's memcheck checks accesses against
-// the allocation); every buffer is filled with its guard word when made and poisoned or set before a run, as before.
+// case, hundreds a lab, and each allocation, IPC export, mapping, page-locking, unmapping and free is a call into the
+// driver, which the host's processes take turns in, so that every grading worker of a host waits on the others'. Exact
+// sizes only, so that memory keeps the bounds of the buffer it serves (compute-sanitizer's memcheck checks accesses
+// against the allocation); every buffer is filled with its guard word when made and poisoned or set before a run.
 // Kept memory is never freed before the process ends: a runner may still have it mapped, and freeing memory another
 // process has mapped is undefined. Timed shapes (2^28 elements) are far above the limit: their memory goes as before.
 constexpr std::size_t kKeptBytes = (std::size_t{64} << 20) + 2 * kGuardBytes;
