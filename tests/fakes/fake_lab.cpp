@@ -50,7 +50,8 @@
 //
 //   FAKE_LAB_TIME_SPAN_LOG  every time run lasts 200 ms more and then appends "<start ns> <end ns> gpu=<GPU>
 //                       cpus=<the CPUs it may run on>" (CLOCK_MONOTONIC, one clock for the host): tests see which
-//                       timed runs overlapped and where each ran.
+//                       timed runs overlapped and where each ran. With `--host-link-turn-fd FD` (as labN time) the
+//                       span is the run's turn on the host link, asked of the grader as the lab binary asks it.
 //
 //   FAKE_LAB_PID_FILE   where a hanging fake (and each process of fork_chain) writes its pid: tests check that it
 //                       was killed.
@@ -71,12 +72,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <harness/host_link.hpp>
 #include <harness/median.hpp>
 #include <harness/result_keys.hpp>
 #include <nlohmann/json.hpp>
@@ -459,6 +462,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage("missing command");
   const std::string command = argv[1];
   std::string impl, exercise, results, seeds, seed, max_seconds;
+  int host_link_turn_fd = -1;
   bool student_only = false;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -474,6 +478,7 @@ int main(int argc, char** argv) {
     else if (arg == "--seed") seed = argv[++i];
     else if (arg == "--salt-seed") salt_seed = argv[++i];
     else if (arg == "--max-seconds") max_seconds = argv[++i];
+    else if (arg == "--host-link-turn-fd") host_link_turn_fd = std::stoi(argv[++i]);
     else if (arg == "--min-samples") min_samples = std::max(min_samples, std::stoi(argv[++i]));
     else return usage("unknown option " + arg);
   }
@@ -529,6 +534,8 @@ int main(int argc, char** argv) {
     ::clock_gettime(CLOCK_MONOTONIC, &t);  // one clock for every process of the host
     return std::to_string(static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec);
   };
+  std::optional<harness::host_link::Turn> turn;
+  if (host_link_turn_fd >= 0) turn.emplace(host_link_turn_fd);
   const std::string begin = now_ns();
   if (!span_log.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
   std::ofstream out(results, std::ios::trunc);

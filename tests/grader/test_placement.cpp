@@ -5,8 +5,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <thread>
 
 #include <catch2/catch_test_macros.hpp>
 #include <fmt/format.h>
@@ -118,38 +116,4 @@ TEST_CASE("a process confined to a share of the cores runs only there", "[grader
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(grader::allowed_cpus() == allowed);  // the parent keeps its own
-}
-
-TEST_CASE("the host link's turns never overlap, across processes", "[grader][placement]") {
-  const TempDir dir;
-  const auto lock = dir.path / "host-link.lock";
-  const auto now_ms = [] {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  };
-  int ready[2];
-  REQUIRE(::pipe(ready) == 0);
-  const pid_t child = ::fork();
-  if (child == 0) {  // takes the turn first and holds it 300 ms
-    grader::HostLinkTurn turn(lock);
-    [[maybe_unused]] const auto told = ::write(ready[1], "x", 1);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    std::_Exit(turn.held() ? 0 : 1);
-  }
-  char byte = 0;
-  REQUIRE(::read(ready[0], &byte, 1) == 1);
-  const double asked = now_ms();
-  {
-    grader::HostLinkTurn turn(lock);
-    CHECK(turn.held());
-    CHECK(now_ms() - asked >= 200);  // it waited for the child's turn to end
-  }
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  CHECK(WEXITSTATUS(status) == 0);
-  ::close(ready[0]);
-  ::close(ready[1]);
-  const double again = now_ms();
-  grader::HostLinkTurn free_turn(lock);  // nobody holds it: at once
-  CHECK(free_turn.held());
-  CHECK(now_ms() - again < 100);
 }

@@ -2,6 +2,7 @@
 // what keeps a child in: its descendants killed, its results on a pipe, a clean environment, a directory, limits.
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -212,6 +213,11 @@ TEST_CASE("only stdin, stdout, stderr and the results pipe reach the child", "[g
   CHECK(open_fds() == std::set<int>{0, 1, 2});
   options.results_pipe = true;
   CHECK(open_fds() == std::set<int>{0, 1, 2, 3});
+  const grader_test::TempDir dir;
+  options.turn_lock = dir.path / "turns.lock";  // the turns' socket is fd 4, with or without the results pipe
+  CHECK(open_fds() == std::set<int>{0, 1, 2, 3, 4});
+  options.results_pipe = false;
+  CHECK(open_fds() == std::set<int>{0, 1, 2, 4});
   ::close(low);
   ::close(high);
 }
@@ -343,4 +349,79 @@ TEST_CASE("run_processes: a program that cannot start and a timeout are reported
   CHECK(results[1].timed_out);
   CHECK(results[2].exit_code == 0);
   CHECK(grader::run_processes({}).empty());
+}
+
+// Turns on a lock (ProcessOptions::turn_lock, harness/host_link.hpp): a shell child asks with `printf T >&4`, reads
+// the grant with `head -c1 <&4` and gives the turn back with `printf R >&4`; `flock -n` (util-linux) tells whether
+// the lock is taken. This process holds the lock first, as another worker's turn would.
+namespace {
+
+int hold_lock(const std::filesystem::path& lock) {
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX) == 0);
+  return fd;
+}
+
+}  // namespace
+
+TEST_CASE("a child's wait for its turn stops its clock, and the turn is its own until it gives it back",
+          "[grader][process][turns]") {
+  const grader_test::TempDir dir;
+  const auto lock = dir.path / "turns.lock";
+  const int other = hold_lock(lock);
+  std::thread other_turn([other] {  // another worker's turn, 3 s: longer than the child's limit
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    ::close(other);
+  });
+  const std::string taken = "flock -n " + lock.string() + " true && echo free || echo taken";
+  auto options = shell("printf T >&4; head -c1 <&4; echo; " + taken + "; printf R >&4; sleep 0.3; " + taken, 2);
+  options.turn_lock = lock;
+  const auto r = run_process(options);
+  other_turn.join();
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "G\ntaken\nfree\n");  // granted after the other turn, held for it, let go when it said so
+  CHECK(r.turns == 1);
+  CHECK(r.turn_wait_s > 2.5);
+  CHECK(r.wall_s > r.turn_wait_s);
+}
+
+TEST_CASE("waiting for turns past its limit counts against the clock, and a child's turn ends with it",
+          "[grader][process][turns]") {
+  const grader_test::TempDir dir;
+  const auto lock = dir.path / "turns.lock";
+  const int other = hold_lock(lock);
+  auto options = shell("printf T >&4; head -c1 <&4; echo never", 0.5);
+  options.turn_lock = lock;
+  options.turn_wait_limit_s = 0.5;
+  options.kill_grace_s = 0.2;
+  const auto r = run_process(options);
+  ::close(other);
+  CHECK(r.timed_out);
+  CHECK(r.wall_s < 3);
+  CHECK(r.turns == 0);
+  CHECK(r.out.empty());
+
+  // A child that ends holding its turn: the lock is free once run_process returns.
+  options = shell("printf T >&4; head -c1 <&4", 5);
+  options.turn_lock = lock;
+  const auto ended = run_process(options);
+  CHECK(ended.out == "G");
+  CHECK(ended.turns == 1);
+  const int after = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(after >= 0);
+  CHECK(::flock(after, LOCK_EX | LOCK_NB) == 0);
+  ::close(after);
+}
+
+TEST_CASE("a child that asks for its turn in bytes the grader does not know loses its turns, not its run",
+          "[grader][process][turns]") {
+  const grader_test::TempDir dir;
+  auto options = shell("printf X >&4; head -c1 <&4; echo ended", 5);
+  options.turn_lock = dir.path / "turns.lock";
+  const auto r = run_process(options);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.out == "ended\n");  // the grader closed the socket: the read found its end
+  CHECK(r.turns == 0);
 }

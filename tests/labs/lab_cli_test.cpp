@@ -9,13 +9,17 @@
 #include <catch2/generators/catch_generators_range.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -295,4 +299,39 @@ TEST_CASE("with a GPU, a timed run reports the salt seed of its rounds: drawn fr
   CHECK(salt_seed({}) != salt_seed({}));
   CHECK(salt_seed({"--salt-seed", "18446744073709551615"}) == std::uint64_t{18446744073709551615u});
   std::filesystem::remove(results);
+}
+
+TEST_CASE("with a GPU, a timed run given the host link's turns waits for its turn once its runners are up",
+          "[labs][cli][gpu][time]") {
+  if (!gpu_present()) SKIP("no GPU on this machine");
+  const auto labs = lab_names();
+  if (std::find(labs.begin(), labs.end(), "lab1") == labs.end()) SKIP("lab 1 is not built");
+  const auto results = std::filesystem::temp_directory_path() / "lab1-host-link.json";
+  const auto lock = std::filesystem::temp_directory_path() / "lab1-host-link.lock";
+  const int other = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  REQUIRE(other >= 0);
+  REQUIRE(::flock(other, LOCK_EX) == 0);
+  std::thread other_turn([other] {  // another worker's turn: 4 s from now
+    std::this_thread::sleep_for(std::chrono::seconds(4));
+    ::close(other);
+  });
+  grader::ProcessOptions options{.argv = {std::string(COURSE_BIN_DIR) + "/lab1", "time", "--impl", "reference",
+                                          "--exercise", "dot", "--max-seconds", "0", "--results", results.string(),
+                                          "--host-link-turn-fd", "4"},
+                                 .timeout_s = 120,
+                                 .env = {{"COURSE_REQUIRE_GPU", "1"}}};
+  options.turn_lock = lock;
+  const auto r = grader::run_process(options);
+  other_turn.join();
+  CAPTURE(r.exit_code, r.err);
+  REQUIRE(r.exit_code == code::kOk);
+  CHECK(r.turns == 1);
+  CHECK(r.turn_wait_s > 1.0);
+  std::ifstream in(results);
+  const auto j = nlohmann::json::parse(in);
+  CHECK(j.at("correct").get<bool>());
+  // Its context, inputs and runners came up during the other's turn; what was left of the turn was waited out.
+  CHECK(j.at("phases_s").at("host_link_wait").get<double>() > 1.0);
+  std::filesystem::remove(results);
+  std::filesystem::remove(lock);
 }

@@ -135,8 +135,9 @@ struct GradeOptions {
   std::shared_ptr<ConceptTools> concepts;
   /// Told once about a problem that touches every later exercise (ncu may not read the counters); may be empty.
   std::function<void(const std::string&)> warn;
-  /// The lock file of the host link's turns (HostLinkTurn): a lab whose manifest says `host_link` takes a turn for
-  /// each timed run, so that no two workers of a batch time copies over the host at once; empty: no turns (one
+  /// The lock file of the host link's turns: in a lab whose manifest says `host_link`, each exercise's checked and
+  /// timed runs take a turn (`labN time --host-link-turn-fd`, granted by run_process with the run's clock stopped
+  /// while it waits), so that no two workers of a batch time copies over the host at once; empty: no turns (one
   /// `grade` is alone on its host).
   std::optional<std::filesystem::path> host_link_lock;
 };

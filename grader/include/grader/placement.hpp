@@ -1,9 +1,8 @@
 #pragma once
 /// @file placement.hpp
 /// @brief Where a batch's work runs on a host of several GPUs: each grading worker on cores of its own, near its GPU
-/// (the GPU's NUMA node), so that one worker's checks and CPU references never queue behind another's; and one timed
-/// run at a time over the host link for the labs whose timed runs cross it (lab 07's copies), wherever the workers
-/// that run them are (docs/batch.md).
+/// (the GPU's NUMA node), so that one worker's checks and CPU references never queue behind another's (docs/batch.md).
+/// The labs whose timed runs cross the host link take turns on it, granted by the grader (ProcessOptions::turn_lock).
 
 #include <filesystem>
 #include <string>
@@ -46,20 +45,5 @@ std::vector<std::vector<int>> share_cpus(const std::vector<int>& allowed, const 
 
 /// Confines the calling process (and what it starts later) to `cpus`; false when the kernel refused.
 bool run_on(const std::vector<int>& cpus);
-
-/// A turn on the host link: holds an exclusive lock (flock) on `lock_file` from construction to destruction, so that
-/// the runs that hold one never overlap, across the processes of one host and the shards that share a results
-/// folder. No lock where the file cannot be opened (the run goes on without its turn).
-class HostLinkTurn {
- public:
-  explicit HostLinkTurn(const std::filesystem::path& lock_file);
-  ~HostLinkTurn();
-  HostLinkTurn(const HostLinkTurn&) = delete;
-  HostLinkTurn& operator=(const HostLinkTurn&) = delete;
-  bool held() const { return fd_ >= 0; }
-
- private:
-  int fd_ = -1;
-};
 
 }  // namespace grader

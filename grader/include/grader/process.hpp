@@ -45,6 +45,13 @@ struct ProcessOptions {
   /// Gives the child the write end of a pipe as fd 3 (it may open `/dev/fd/3`); what comes through is returned in
   /// ProcessResult::results. A path would let any process that can name it write there too.
   bool results_pipe = false;
+  /// When set, the child may take turns on this lock file (flock), one process of the host at a time: it gets a
+  /// socket as fd 4 and asks for each turn through it (harness/host_link.hpp). While it waits for a turn its
+  /// wall-clock limit stands still, up to `turn_wait_limit_s` in all, so that waiting for others' turns never counts
+  /// as hanging. The lock is held for it, never by it: it cannot keep a turn past its own end.
+  std::optional<std::filesystem::path> turn_lock;
+  /// The most seconds of waiting for turns that stop the clock; waiting beyond counts against `timeout_s`.
+  double turn_wait_limit_s = 3600;
   /// When set, the child runs in a fresh directory made under this folder (its TMPDIR too), removed with
   /// everything in it once every process the child started is dead.
   std::optional<std::filesystem::path> private_dir_in;
@@ -71,6 +78,10 @@ struct ProcessResult {
   bool timed_out = false;
   /// Seconds from start to the child's end.
   double wall_s = 0;
+  /// Turns the child was granted (`turn_lock`), and the seconds it waited for them (its limit's clock stood still
+  /// for up to `turn_wait_limit_s` of them).
+  int turns = 0;
+  double turn_wait_s = 0;
   /// The last `capture_limit` bytes of stdout.
   std::string out;
   /// The last `capture_limit` bytes of stderr.
@@ -89,7 +100,7 @@ struct ProcessResult {
 };
 
 /// Runs a child in its own process group, with stdin from /dev/null, stdout and stderr captured, and every file
-/// descriptor of the caller other than 0, 1, 2 (and 3 with `results_pipe`) closed.
+/// descriptor of the caller other than 0, 1, 2 (3 with `results_pipe`, 4 with `turn_lock`) closed.
 ///
 /// On timeout the whole group gets SIGTERM, then SIGKILL after `kill_grace_s`. Whichever way the child ends, every
 /// process it started is then killed and reaped before this returns, those that left its group or session

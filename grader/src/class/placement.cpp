@@ -1,15 +1,11 @@
-// Where a batch's workers run: cores near each GPU, and turns on the host link (grader/placement.hpp).
+// Where a batch's workers run: cores near each GPU (grader/placement.hpp).
 
 #include "grader/placement.hpp"
 
-#include <fcntl.h>
 #include <sched.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -169,22 +165,6 @@ bool run_on(const std::vector<int>& cpus) {
   for (int cpu : cpus)
     if (cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
   return ::sched_setaffinity(0, sizeof set, &set) == 0;
-}
-
-HostLinkTurn::HostLinkTurn(const fs::path& lock_file) {
-  fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) fd_ = ::open(lock_file.c_str(), O_RDONLY | O_CLOEXEC);  // another user's file: flock needs no write
-  if (fd_ < 0) return;
-  while (::flock(fd_, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
-    ::close(fd_);
-    fd_ = -1;
-    return;
-  }
-}
-
-HostLinkTurn::~HostLinkTurn() {
-  if (fd_ >= 0) ::close(fd_);  // closing the last descriptor of the open file releases the lock
 }
 
 }  // namespace grader

@@ -6,8 +6,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +26,8 @@
 
 #include <fmt/format.h>
 
+#include <harness/host_link.hpp>
+
 extern char** environ;
 
 namespace grader {
@@ -33,6 +37,8 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kResultsFd = 3;
+constexpr int kTurnFd = harness::host_link::kTurnFd;
+static_assert(kTurnFd == kResultsFd + 1, "the child's descriptors are 0 to 4, none skipped");
 // Pipe ends live at or above this number, so the child's dup2 onto 0..3 never overwrites one it still needs.
 constexpr int kFirstPrivateFd = 10;
 // The clean-up after a child: a process in a fork loop is caught within a few rounds; a GPU process can take
@@ -189,16 +195,90 @@ struct Streams {
   bool open() const {
     return std::any_of(fds.begin(), fds.end(), [](const Fd& fd) { return static_cast<bool>(fd); });
   }
-  // Waits up to `wait_ms` for data, then reads whatever is there.
-  void pump(int wait_ms) {
-    std::array<pollfd, 3> polled;
+  // Waits up to `wait_ms` for data (on these or on `also`, which it leaves to be read by its owner), then reads
+  // whatever is there.
+  void pump(int wait_ms, int also = -1) {
+    std::array<pollfd, 4> polled;
     nfds_t count = 0;
     for (const Fd& fd : fds)
       if (fd) polled[count++] = {fd.get(), POLLIN, 0};
+    if (also >= 0) polled[count++] = {also, POLLIN, 0};
     if (::poll(polled.data(), count, wait_ms) < 0 && errno != EINTR) return;
     for (std::size_t i = 0; i < fds.size(); ++i)
       if (fds[i] && !drain(fds[i].get(), captures[i])) fds[i].reset();
   }
+};
+
+// The grader's side of a child's turns (ProcessOptions::turn_lock, harness/host_link.hpp): reads what the child asks
+// through its socket, takes the host's lock for it and lets it go, and counts the seconds the child waited, which the
+// caller takes off its clock. The lock is this process's: a child cannot hold a turn past its own end, nor take one
+// it was not granted. Bytes it does not know end its turns (it goes on without them).
+class Turns {
+ public:
+  Turns(Fd socket, const fs::path& lock) : socket_(std::move(socket)) {
+    lock_.reset(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+    if (!lock_) lock_.reset(::open(lock.c_str(), O_RDONLY | O_CLOEXEC));  // another user's file: flock needs no write
+  }
+
+  // The socket to poll, or -1 once it is closed.
+  int fd() const { return socket_.get(); }
+  bool waiting() const { return state_ == State::kWaiting; }
+  int granted() const { return granted_; }
+  // Seconds waited so far, the wait going on included.
+  double waited_s(Clock::time_point now) const {
+    return waited_s_ + (state_ == State::kWaiting ? seconds_between(asked_, now) : 0.0);
+  }
+
+  // Reads the child's requests, then, while it waits, tries the lock once: called every round of the watch.
+  void serve(Clock::time_point now) {
+    namespace link = harness::host_link;
+    std::array<char, 64> bytes;
+    while (socket_) {
+      const ssize_t n = ::recv(socket_.get(), bytes.data(), bytes.size(), MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      if (n <= 0) return end(now);  // the child closed its end, or ended
+      for (const char byte : std::string_view(bytes.data(), static_cast<std::size_t>(n))) {
+        if (byte == link::kAsk && state_ == State::kIdle) {
+          state_ = State::kWaiting;
+          asked_ = now;
+        } else if (byte == link::kDone && state_ != State::kIdle) {
+          give_back(now);
+        } else if (byte != link::kAsk && byte != link::kDone) {
+          return end(now);
+        }
+      }
+    }
+    if (state_ != State::kWaiting) return;
+    // A lock file that could not be opened, or a file system without flock, gives turns without the lock.
+    if (lock_ && ::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EINTR)) return;
+    waited_s_ += seconds_between(asked_, now);
+    state_ = State::kHeld;
+    ++granted_;
+    const char granted = link::kGranted;
+    if (::send(socket_.get(), &granted, 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1) end(now);
+  }
+
+  // The child's end: its turn, if it had one, is over.
+  void end(Clock::time_point now) {
+    give_back(now);
+    socket_.reset();
+  }
+
+ private:
+  enum class State { kIdle, kWaiting, kHeld };
+
+  void give_back(Clock::time_point now) {
+    if (state_ == State::kHeld && lock_) ::flock(lock_.get(), LOCK_UN);
+    if (state_ == State::kWaiting) waited_s_ += seconds_between(asked_, now);
+    state_ = State::kIdle;
+  }
+
+  Fd socket_, lock_;
+  State state_ = State::kIdle;
+  Clock::time_point asked_;
+  double waited_s_ = 0;
+  int granted_ = 0;
 };
 
 // Every process whose parent is `parent` (zombies included), found through /proc: the kernel's own list of
@@ -279,6 +359,7 @@ std::vector<std::string> child_environment(const ProcessOptions& options, const 
 struct Launch {
   std::vector<char*> argv, envp;
   int stdin_fd, stdout_fd, stderr_fd, results_fd;  // results_fd < 0: none
+  int turn_fd;                                     // < 0: none
   int report_fd;                                   // write end of the exec pipe
   const char* dir;                                 // nullptr: stay in the caller's directory
   bool limited;
@@ -304,8 +385,12 @@ enum class Stage : int { kChdir, kLimits, kConfine, kExec };
   ::dup2(l.stdout_fd, STDOUT_FILENO);
   ::dup2(l.stderr_fd, STDERR_FILENO);
   if (l.results_fd >= 0) ::dup2(l.results_fd, kResultsFd);
+  if (l.turn_fd >= 0) {
+    if (l.results_fd < 0) ::close(kResultsFd);
+    ::dup2(l.turn_fd, kTurnFd);
+  }
   // Nothing else of the caller's crosses exec: its files, sockets and other children's pipes stay with it.
-  const unsigned first = l.results_fd >= 0 ? kResultsFd + 1 : kResultsFd;
+  const unsigned first = l.turn_fd >= 0 ? kTurnFd + 1 : l.results_fd >= 0 ? kResultsFd + 1 : kResultsFd;
   if (::close_range(first, ~0u, CLOSE_RANGE_CLOEXEC) != 0)
     for (int fd = static_cast<int>(first); fd < l.max_fd; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
   if (l.dir != nullptr && ::chdir(l.dir) != 0) fail_in_child(l, Stage::kChdir);
@@ -337,6 +422,7 @@ struct Child {
   pid_t pid = -1;
   Clock::time_point start;
   Streams streams;
+  std::optional<Turns> turns;
   std::optional<PrivateDir> dir;
 };
 
@@ -355,6 +441,20 @@ std::optional<Child> spawn(const ProcessOptions& options, std::string& error) {
   std::optional<Pipe> results = options.results_pipe ? make_pipe(error) : Pipe{};
   Fd null_fd = high_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!out || !err || !report || !results) return std::nullopt;
+  Fd turns_here, turns_there;  // the socket of the child's turns: this process's end and the child's
+  if (options.turn_lock) {
+    int ends[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
+      error = fmt::format("socketpair: {}", std::strerror(errno));
+      return std::nullopt;
+    }
+    turns_here = high_fd(ends[0]);
+    turns_there = high_fd(ends[1]);
+    if (!turns_here || !turns_there) {
+      error = fmt::format("fcntl: {}", std::strerror(errno));
+      return std::nullopt;
+    }
+  }
   if (!null_fd) {
     error = fmt::format("/dev/null: {}", std::strerror(errno));
     return std::nullopt;
@@ -369,6 +469,7 @@ std::optional<Child> spawn(const ProcessOptions& options, std::string& error) {
   l.stdout_fd = out->write.get();
   l.stderr_fd = err->write.get();
   l.results_fd = options.results_pipe ? results->write.get() : -1;
+  l.turn_fd = turns_there ? turns_there.get() : -1;
   l.report_fd = report->write.get();
   const std::string dir = child.dir ? child.dir->path().string() : "";
   l.dir = child.dir ? dir.c_str() : nullptr;
@@ -401,6 +502,7 @@ std::optional<Child> spawn(const ProcessOptions& options, std::string& error) {
   ::setpgid(child.pid, child.pid);
   g_child_group = child.pid;
   report->write.reset();  // closed by a successful exec in the child: then the read below sees end of file
+  turns_there.reset();    // the child's now: its end shows as end of file once the child and its own are gone
 
   int failure[2] = {0, 0};
   ssize_t n;
@@ -421,6 +523,7 @@ std::optional<Child> spawn(const ProcessOptions& options, std::string& error) {
   child.streams.captures = {Capture{{}, limit}, Capture{{}, limit}, Capture{{}, limit}};
   for (const Fd& fd : child.streams.fds)
     if (fd) ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
+  if (turns_here) child.turns.emplace(std::move(turns_here), *options.turn_lock);
   return child;
 }
 
@@ -433,13 +536,17 @@ void supervise(Child& child, const ProcessOptions& options, ProcessResult& resul
   bool killed = false;
   Clock::time_point term_sent{};
   siginfo_t info{};
+  Turns* const turns = child.turns ? &*child.turns : nullptr;
   for (;;) {
     const auto now = Clock::now();
     // WNOWAIT leaves the child a zombie, which keeps its process-group id from being reused while we signal it.
     if (::waitid(P_PID, static_cast<id_t>(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
         info.si_pid == child.pid)
       break;
-    if (limited && !result.timed_out && now >= deadline) {
+    if (turns) turns->serve(now);
+    // The clock of the limit stands still while the child waits for a turn (up to turn_wait_limit_s in all).
+    const auto paused = seconds(turns ? std::min(turns->waited_s(now), options.turn_wait_limit_s) : 0.0);
+    if (limited && !result.timed_out && now >= deadline + paused) {
       result.timed_out = true;
       term_sent = now;
       ::kill(-child.pid, SIGTERM);
@@ -448,11 +555,19 @@ void supervise(Child& child, const ProcessOptions& options, ProcessResult& resul
       killed = true;
       ::kill(-child.pid, SIGKILL);
     }
-    // Short waits: the child's exit is noticed by polling waitid, and open pipes usually mean it still runs.
-    if (child.streams.open()) child.streams.pump(50);
-    else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    // Short waits: the child's exit is noticed by polling waitid, and open pipes usually mean it still runs. A child
+    // waiting for a turn is looked at often: the lock is tried, not waited for, so that this loop keeps the clock.
+    const int wait_ms = turns && turns->waiting() ? 2 : 50;
+    if (child.streams.open()) child.streams.pump(wait_ms, turns ? turns->fd() : -1);
+    else std::this_thread::sleep_for(std::chrono::milliseconds(std::min(wait_ms, 5)));
   }
-  result.wall_s = seconds_between(child.start, Clock::now());
+  const auto end = Clock::now();
+  result.wall_s = seconds_between(child.start, end);
+  if (turns) {  // its turn ends with it, before the clean-up (a GPU process may take seconds to die)
+    turns->end(end);
+    result.turns = turns->granted();
+    result.turn_wait_s = turns->waited_s(end);
+  }
   if (info.si_code == CLD_EXITED) result.exit_code = info.si_status;
   else result.signal = info.si_status;
 

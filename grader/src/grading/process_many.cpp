@@ -24,8 +24,8 @@ namespace {
 
 // The fixed part of a result as the supervisor writes it; the four strings follow, in this order.
 struct Header {
-  std::int32_t started, exit_code, signal, timed_out, out_truncated, err_truncated, results_truncated;
-  double wall_s;
+  std::int32_t started, exit_code, signal, timed_out, out_truncated, err_truncated, results_truncated, turns;
+  double wall_s, turn_wait_s;
   std::uint64_t survivors;
   std::uint64_t sizes[4];  // error, out, err, results
 };
@@ -56,8 +56,8 @@ bool read_all(int fd, void* data, std::size_t size) {
 
 bool write_result(int fd, const ProcessResult& r) {
   const std::string* texts[4] = {&r.error, &r.out, &r.err, &r.results};
-  Header h{r.started, r.exit_code, r.signal, r.timed_out, r.out_truncated, r.err_truncated, r.results_truncated,
-           r.wall_s, r.survivors, {}};
+  Header h{r.started,  r.exit_code, r.signal,      r.timed_out, r.out_truncated, r.err_truncated, r.results_truncated,
+           r.turns,    r.wall_s,    r.turn_wait_s, r.survivors, {}};
   for (int i = 0; i < 4; ++i) h.sizes[i] = texts[i]->size();
   if (!write_all(fd, &h, sizeof h)) return false;
   for (const auto* text : texts)
@@ -76,7 +76,9 @@ std::optional<ProcessResult> read_result(int fd) {
   r.out_truncated = h.out_truncated != 0;
   r.err_truncated = h.err_truncated != 0;
   r.results_truncated = h.results_truncated != 0;
+  r.turns = h.turns;
   r.wall_s = h.wall_s;
+  r.turn_wait_s = h.turn_wait_s;
   r.survivors = h.survivors;
   std::string* texts[4] = {&r.error, &r.out, &r.err, &r.results};
   for (int i = 0; i < 4; ++i) {

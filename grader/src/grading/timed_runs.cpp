@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include <harness/exit_codes.hpp>
+#include <harness/host_link.hpp>
 
-#include "grader/placement.hpp"
 #include "lab_context.hpp"
 
 namespace grader::lab_run {
@@ -74,11 +74,17 @@ std::vector<std::string> time_argv(const LabContext& ctx, const std::string& nam
   return argv;
 }
 
-// A `time` run, taking its turn on the host link where the lab's copies cross it.
+// A `time` run. Where the lab's timed runs cross the host link (lab 07's copies) and other workers share the host,
+// the lab binary takes a turn on the batch's lock for each exercise's checked and timed runs, granted by run_process,
+// which stops the run's clock while it waits: no two workers time copies at once, the rest of a run (its CUDA
+// context, inputs, runners' start and end) goes on beside the others' turns, and waiting is never hanging.
 ProcessResult launch_time(const LabContext& ctx, std::vector<std::string> argv) {
-  std::optional<HostLinkTurn> turn;
-  if (ctx.manifest.host_link && ctx.options.host_link_lock) turn.emplace(*ctx.options.host_link_lock);
-  return ctx.launch(std::move(argv), ctx.time_timeout_s);
+  ProcessOptions p = ctx.process(std::move(argv), ctx.time_timeout_s);
+  if (ctx.manifest.host_link && ctx.options.host_link_lock) {
+    p.argv.insert(p.argv.end(), {"--host-link-turn-fd", std::to_string(harness::host_link::kTurnFd)});
+    p.turn_lock = ctx.options.host_link_lock;
+  }
+  return run_process(p);
 }
 
 TimePlan time_plan(const LabContext& ctx, const ExerciseResult& x, std::uint64_t seed) {

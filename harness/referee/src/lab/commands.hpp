@@ -36,6 +36,9 @@ struct TimeRequest {
   // The implementation alone (and the ceiling and peers): no reference or baseline runner. Each timed output is then
   // checked against the CPU reference instead of the reference's output on fresh inputs.
   bool student_only = false;
+  // The descriptor of the host link's turns (harness/host_link.hpp), which the grader gives: each exercise's checked
+  // and timed runs, whose copies cross between host and GPU, take a turn through it. -1: no turns.
+  int host_link_turn_fd = -1;
 };
 
 /// The exercises `names` names, in that order, each once; nullopt (said on stderr) when one is unknown.

@@ -15,8 +15,11 @@
 //   refused.
 #include "commands.hpp"
 
+#include <fcntl.h>
+
 #include <harness/cuda_check.hpp>
 #include <harness/exit_codes.hpp>
+#include <harness/host_link.hpp>
 #include <harness/measures.hpp>
 #include <harness/problem.hpp>
 #include <harness/result_keys.hpp>
@@ -30,6 +33,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -126,6 +130,15 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
     }
   }
   phase_done("runners");
+  // The host link's turn (`--host-link-turn-fd`), from the first checked run to the last: every run of a contender
+  // here crosses between host and GPU where the lab's copies do, and another worker's copies in the meantime would
+  // slow it. Setting up (context, inputs, runners) is done before the wait, its end after the turn. The grader's
+  // clock of this run stands still while it waits.
+  std::optional<host_link::Turn> turn;
+  if (request.host_link_turn_fd >= 0) {
+    turn.emplace(request.host_link_turn_fd);
+    phase_done("host_link_wait");
+  }
   /// One run of `role` on freshly poisoned outputs, checked (on the GPU where the problem allows); the runner's times,
   /// or a failure message. Problems checked only on the host (lab 07's host arrays) are checked in full before and
   /// after the timing, and each timed run at random positions (verify_sample).
@@ -333,6 +346,7 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   if (!last_failure.empty())
     return wrong("right during the timed runs but wrong on new inputs after them (a cached or stale result?): " +
                  last_failure);
+  turn.reset();
   if (!request.student_only) phase_done("last_check");
   out[keys::kPhasesS] = phases;
   return results.write(out, exit_code::kOk);
@@ -362,6 +376,8 @@ int time(const TimeRequest& request) {
     }
   if (!request.shape.empty()) Shape::parse(request.shape);  // a bad shape is a usage error, with or without a GPU
   if (int rc = require_device()) return rc;
+  // The turns' socket is this process's alone: nothing it starts inherits it (a runner's fd 4 is its own anyway).
+  if (request.host_link_turn_fd >= 0) ::fcntl(request.host_link_turn_fd, F_SETFD, FD_CLOEXEC);
   // Every runner is started first, and all before any is opened: their CUDA contexts come up (runner/main.cpp) in
   // parallel with each other and with this process's own setup and generate(), instead of after them. They serve
   // every exercise of the run, opened on each one's problem in turn: a host makes CUDA contexts one at a time (about
