@@ -440,8 +440,8 @@ TEST_CASE("peers and metrics of a timed run reach the results file and the table
   REQUIRE(run.process.out.find("fraction_of_library_speed") != std::string::npos);
 }
 
-TEST_CASE("an exercise worth no performance points is timed for the report only, at the fewest samples; the "
-          "others within the manifest's sampling_s",
+TEST_CASE("an exercise worth no performance points is timed for the report only, at the fewest samples, in the "
+          "lab's one timed run; the others within the manifest's sampling_s",
           "[grader][e2e]") {
   const TempDir dir;
   const auto manifest = dir.path / "labs" / "01_fake" / "manifest.json";
@@ -455,8 +455,9 @@ TEST_CASE("an exercise worth no performance points is timed for the report only,
   CHECK(run.process.exit_code == 0);
   const auto calls = grader_test::read_text(log);
   CAPTURE(calls);
-  CHECK_THAT(calls, ContainsSubstring(" time copy student max-seconds=0 student-only\n"));
-  CHECK_THAT(calls, ContainsSubstring(" time gemm student max-seconds=1.5\n"));
+  // One run for both: the exercise with points first, then the one the lab binary times with the student alone.
+  CHECK_THAT(calls, ContainsSubstring(" time gemm,copy student max-seconds=1.5 student-only-for=copy\n"));
+  CHECK(grader_test::lab_calls(log, "time").size() == 1);
   // The student alone was timed: its time is reported, the reference's and the baseline's are not, and the
   // exercise keeps its correctness points (no sanity gate on a reference that did not run).
   const auto& copy = run.results.at("runs").at(0).at("labs").at(0).at("exercises").at(0);
@@ -467,6 +468,17 @@ TEST_CASE("an exercise worth no performance points is timed for the report only,
   CHECK(copy.at("median_ms").at("baseline").is_null());
   CHECK(copy.at("score") == 4);
   CHECK_THAT(copy.at("message").get<std::string>(), ContainsSubstring("timed for the report only"));
+  const auto& gemm = run.results.at("runs").at(0).at("labs").at(0).at("exercises").at(1);
+  CHECK(gemm.at("median_ms").at("reference").is_number());
+
+  // Timed on its own (the only exercise graded), it is a run with the student alone, as the lab's run timed it.
+  std::filesystem::remove(log);
+  const auto alone = run_grade(dir, {"lab1", "--labs-dir", (dir.path / "labs").string(), "--exercise", "copy"},
+                               {{"FAKE_LAB_CALL_LOG", log.string()}});
+  CHECK(grader_test::lab_calls(log, "time") == std::vector<std::string>{"time copy student"});
+  CHECK_THAT(grader_test::read_text(log), ContainsSubstring(" time copy student max-seconds=0 student-only\n"));
+  const auto& copy_alone = alone.results.at("runs").at(0).at("labs").at(0).at("exercises").at(0);
+  for (const char* key : {"status", "score", "median_ms", "message"}) CHECK(copy_alone.at(key) == copy.at(key));
 }
 
 TEST_CASE("the labs' checks run at once, a crowded-out one runs again alone, and a lab's checks end before its first "

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -104,6 +105,45 @@ TEST_CASE("with a GPU, one time run times the exercises it is given as a list, a
   }
   std::filesystem::remove(results);
   CHECK(timed == std::vector<std::string>{b, a});  // in the order given, by the same runners
+}
+
+TEST_CASE("with a GPU, one time run times some exercises with the student alone and the others against the "
+          "reference, each as its own run would",
+          "[labs][cli][gpu][time]") {
+  if (!gpu_present()) SKIP("no GPU on this machine");
+  const auto lab = lab_names().at(0);
+  const auto exercises = nlohmann::json::parse(run({lab, "list"}).out)["exercises"];
+  REQUIRE(exercises.size() >= 2);
+  const auto a = exercises[0]["name"].get<std::string>(), b = exercises[1]["name"].get<std::string>();
+  const auto results = std::filesystem::temp_directory_path() / ("lab_cli_alone_" + std::to_string(::getpid()));
+  // Listed first, the exercise timed alone is followed by one that needs the reference's and baseline's runners.
+  const auto r = run({lab, "time", "--impl", "reference", "--exercise", b + "," + a, "--student-only-for", b,
+                      "--max-seconds", "0.5", "--results", results.string()});
+  CAPTURE(r.out, r.err);
+  CHECK(r.exit_code == code::kOk);
+  std::ifstream in(results);
+  std::map<std::string, nlohmann::json> line_of;
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    line_of[j.at("exercise").get<std::string>()] = j;
+  }
+  std::filesystem::remove(results);
+  REQUIRE(line_of.size() == 2);
+  const auto& alone = line_of.at(b);
+  CHECK(alone.at("correct") == true);
+  CHECK(alone.at("student_only") == true);
+  CHECK(alone.at("runners").at("student").at("samples") == 1);
+  CHECK_FALSE(alone.at("runners").contains("reference"));
+  CHECK_FALSE(alone.at("phases_s").contains("last_check"));
+  const auto& full = line_of.at(a);
+  CHECK(full.at("correct") == true);
+  CHECK(full.at("student_only") == false);
+  CHECK(full.at("runners").at("reference").at("median_ms").get<double>() > 0);
+  CHECK(full.at("runners").at("baseline").at("median_ms").get<double>() > 0);
+
+  const auto unknown = run({lab, "time", "--impl", "reference", "--exercise", a, "--student-only-for", b,
+                            "--results", results.string()});
+  CHECK(unknown.exit_code == code::kUsage);  // --student-only-for names an exercise the run does not time
 }
 
 TEST_CASE("with a GPU, one check covers the exercises it is given as a list, a plan each", "[labs][cli][gpu]") {

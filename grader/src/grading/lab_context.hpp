@@ -93,8 +93,9 @@ struct TimedRun {
   ProcessResult run;
 };
 
-// The first timed runs of the exercises `which` of `xs` (passed, with performance points) in one `labN time`
-// (timed_runs.cpp): those whose result came through whole, by index into `xs`; the others are timed alone.
+// The first timed runs of the exercises `which` of `xs` (passed; those with performance points first, then those
+// timed for the report only) in one `labN time` (timed_runs.cpp): those whose result came through whole, by index
+// into `xs`; the others are timed alone.
 std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector<ExerciseResult>& xs,
                                               const std::vector<std::size_t>& which);
 

@@ -112,10 +112,13 @@ class ExerciseGrader {
   std::vector<ExerciseResult> finish_grading(const SanitizerPlan& sanitizer,
                                              const std::vector<ProcessResult>& lab_wide) {
     finish_sanitizer(ctx_, xs_, passed_, sanitizer, lab_wide);
-    std::vector<std::size_t> graded_by_time;  // the exercises whose first timed run may be the lab's one
-    for (std::size_t i = 0; i < xs_.size(); ++i)
-      if (passed_[i] && xs_[i].performance_max > 0) graded_by_time.push_back(i);
-    const auto first_runs = time_together(ctx_, xs_, graded_by_time);
+    // The exercises whose first timed run may be the lab's one: those graded by their time, then those timed for
+    // the report only (the student alone), which then cost no referee and runner of their own.
+    std::vector<std::size_t> timed_together;
+    for (const bool graded_by_time : {true, false})
+      for (std::size_t i = 0; i < xs_.size(); ++i)
+        if (passed_[i] && (xs_[i].performance_max > 0) == graded_by_time) timed_together.push_back(i);
+    const auto first_runs = time_together(ctx_, xs_, timed_together);
     std::vector<ExerciseResult> graded;
     for (std::size_t i = 0; i < xs_.size(); ++i) {
       const auto first = first_runs.find(i);

@@ -55,12 +55,13 @@ bool reference_in_standing(ExerciseResult& x, const ExerciseSpec& spec) {
 
 // The arguments of a `time` run of `names` under `plan` (its seed, salt seed and whether the student is alone).
 // `sampling`: seconds of sampling to ask for (--max-seconds, and ten samples a 3 s: --min-samples), or 0 for the
-// manifest's.
+// manifest's. `alone`: those of `names` timed for the report only in a run whose others are not (--student-only-for).
 std::vector<std::string> time_argv(const LabContext& ctx, const std::string& names, const TimePlan& plan,
-                                   double sampling) {
+                                   double sampling, const std::string& alone = "") {
   std::vector<std::string> argv{ctx.binary, "time", "--impl", ctx.options.impl, "--exercise", names, "--results",
                                 kResultsPath, "--seed", std::to_string(plan.seed)};
   if (plan.salt_seed) argv.insert(argv.end(), {"--salt-seed", std::to_string(*plan.salt_seed)});
+  if (!alone.empty() && !plan.student_only) argv.insert(argv.end(), {"--student-only-for", alone});
   // An exercise worth no performance points is timed for the report only: the student alone, one sample, no last
   // check (lab 04's first stage, half a second a run, took 20 s of every grade at the usual ten samples, 8 s with
   // its reference and baseline at three).
@@ -180,8 +181,10 @@ Score score(const LabContext& ctx, const ExerciseResult& x, const ExerciseSpec& 
 // The first timed runs of the exercises `which` of `xs`, in one `labN time` whose runners serve them all, one after
 // another: each exercise timed exactly as alone (its own problem, rounds, checks and result), without three more
 // runner processes and a referee of its own, each a CUDA context, which a host makes one at a time (about five a
-// second, experiments/context_contention): a lab's timed runs made most of a grading's contexts. An exercise's result
-// is taken only from a run that ended as a `time` run may (exit 0, or 112 where a later exercise was wrong; no
+// second, experiments/context_contention): a lab's timed runs made most of a grading's contexts. An exercise worth no
+// performance points is timed there too, for the report, with the student alone as its own run would (named by
+// --student-only-for; the grader lists them last, after every exercise that needs the three runners). An exercise's
+// result is taken only from a run that ended as a `time` run may (exit 0, or 112 where a later exercise was wrong; no
 // signal, time-out or survivor) and only if it reads whole, as the plan asked, right and timed; every other exercise
 // of `which` (a wrong one, those after it, all of a crashed or hung run) is timed on its own by finish(), whose
 // verdict is then the same as without this run. Not with a salt seed to replay (`--timed-salt-seed`: one exercise's),
@@ -191,13 +194,20 @@ std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector
   std::map<std::size_t, TimedRun> first;
   if (which.size() < 2 || ctx.options.timed_salt_seed) return first;
   const std::uint64_t seed = ctx.options.timed_seed.value_or(fresh_seed());
-  std::string names, listed;
+  std::string names, listed, alone;
+  bool all_alone = true;
   for (const std::size_t i : which) {
     names += (names.empty() ? "" : ",") + xs[i].name;
     listed += (listed.empty() ? "" : ", ") + xs[i].name;
+    if (timed_alone(xs[i])) alone += (alone.empty() ? "" : ",") + xs[i].name;
+    else all_alone = false;
   }
   ctx.tell(fmt::format("lab{} {}: time, one run for all ({})", ctx.lab.number, listed, ctx.options.impl));
-  const ProcessResult run = launch_time(ctx, time_argv(ctx, names, time_plan(ctx, xs[which.front()], seed), 0));
+  // The run's own flags: every exercise's plan but whether the student is alone, which is the run's only if it is
+  // every exercise's; otherwise those timed for the report only are named (--student-only-for).
+  TimePlan run_plan = time_plan(ctx, xs[which.front()], seed);
+  run_plan.student_only = all_alone;
+  const ProcessResult run = launch_time(ctx, time_argv(ctx, names, run_plan, 0, alone));
   const double share = run.wall_s / static_cast<double>(which.size());
   for (const std::size_t i : which) {
     xs[i].wall_s += share;
@@ -206,20 +216,19 @@ std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector
   const bool ended_well = run.started && !run.timed_out && run.signal == 0 && run.survivors == 0 &&
                           !run.results_truncated && (run.exit_code == ec::kOk || run.exit_code == ec::kTestFailure);
   if (!ended_well) return first;
-  // Each readable line by the exercise it names (every exercise of `which` has performance points: none was timed
-  // with the student alone, so each line reads as a full run's).
-  std::map<std::string, std::pair<std::string, TimeFile>> lines;
+  // Each line by the exercise it names, then read as that exercise's plan says (a full run's, or the student's alone).
+  std::map<std::string, std::string> lines;
   std::istringstream text(run.results);
-  for (std::string line; std::getline(text, line);) {
-    TimeFile f = parse_time_results(line);
-    if (f.error.empty() && !f.exercise.empty()) lines.emplace(f.exercise, std::pair{line, f});
-  }
+  for (std::string line; std::getline(text, line);)
+    if (const TimeFile f = parse_time_results(line); f.error.empty() && !f.exercise.empty())
+      lines.emplace(f.exercise, line);
   for (const std::size_t i : which) {
     const auto found = lines.find(xs[i].name);
     if (found == lines.end()) continue;
-    const auto& [line, f] = found->second;
+    const std::string& line = found->second;
     const TimePlan plan = time_plan(ctx, xs[i], seed);
-    if (!contradiction(f, plan).empty() || f.correct != true || !f.timing) continue;
+    const TimeFile f = parse_time_results(line, plan.student_only);
+    if (!f.error.empty() || !contradiction(f, plan).empty() || f.correct != true || !f.timing) continue;
     ProcessResult alone;  // as this exercise's own run would have ended; its seconds are counted above
     alone.started = true;
     alone.exit_code = ec::kOk;

@@ -36,6 +36,9 @@ struct TimeRequest {
   // The implementation alone (and the ceiling and peers): no reference or baseline runner. Each timed output is then
   // checked against the CPU reference instead of the reference's output on fresh inputs.
   bool student_only = false;
+  // Exercises of `exercises` timed as with --student-only, for the report, one sample and no last check, while the
+  // others of the run are timed against the reference and baseline (the three runners serve both kinds).
+  std::vector<std::string> student_only_for;
   // The descriptor of the host link's turns (harness/host_link.hpp), which the grader gives: each exercise's checked
   // and timed runs, whose copies cross between host and GPU, take a turn through it. -1: no turns.
   int host_link_turn_fd = -1;

@@ -61,6 +61,10 @@ int main(int argc, char** argv) {
                        "(default: drawn at random; the results give it as salt_seed)");
   time_cmd->add_flag("--student-only", time.student_only,
                      "time the implementation alone, for the report (an exercise worth no performance points)");
+  time_cmd->add_option("--student-only-for", time.student_only_for,
+                       "these exercises of the run alone, as --student-only (one sample, no last check), the others "
+                       "against the reference and baseline")
+      ->delimiter(',');
   time_cmd->add_option("--host-link-turn-fd", time.host_link_turn_fd,
                        "ask for a turn through this descriptor for each exercise's checked and timed runs: grade batch "
                        "gives it where copies cross between host and GPU, so no two workers time them at once")

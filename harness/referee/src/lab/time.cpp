@@ -362,13 +362,32 @@ int time(const TimeRequest& request) {
   const auto found = find_exercises(request.exercises);
   if (!found) return exit_code::kBadSpec;
   const std::vector<const ExerciseSpec*>& specs = *found;
-  const std::vector<std::string> roles = request.student_only ? std::vector<std::string>{"student"}
-                                                               : std::vector<std::string>{"student", "reference",
-                                                                                          "baseline"};
+  for (const auto& name : request.student_only_for)
+    if (std::find(request.exercises.begin(), request.exercises.end(), name) == request.exercises.end()) {
+      std::cerr << "--student-only-for names " << name << ", which --exercise does not\n";
+      return exit_code::kUsage;
+    }
+  // Each exercise's request: the run's, or, for one of --student-only-for, the student alone for the report (one
+  // sample: TimingOptions::floor_samples), as its own --student-only run would time it.
+  const auto request_for = [&](const ExerciseSpec* spec) {
+    TimeRequest r = request;
+    const auto& alone = request.student_only_for;
+    if (std::find(alone.begin(), alone.end(), spec->name) != alone.end()) {
+      r.student_only = true;
+      r.max_seconds = 0;
+    }
+    return r;
+  };
+  const std::vector<std::string> student_only_roles{"student"}, all_roles{"student", "reference", "baseline"};
+  const auto roles_for = [&](const TimeRequest& r) { return r.student_only ? student_only_roles : all_roles; };
+  // The runners the run needs: the reference's and the baseline's unless every exercise times the student alone.
+  const bool alone_all =
+      std::all_of(specs.begin(), specs.end(), [&](const ExerciseSpec* s) { return request_for(s).student_only; });
+  const std::vector<std::string>& roles = alone_all ? student_only_roles : all_roles;
   const std::map<std::string, std::string> impl_of = {
       {"student", request.impl}, {"reference", "reference"}, {"baseline", "baseline"}};
   for (const auto* spec : specs)
-    for (const auto& role : roles) {
+    for (const auto& role : roles_for(request_for(spec))) {
       const auto exercises = runner_exercises(impl_of.at(role));
       if (std::find(exercises.begin(), exercises.end(), spec->name) == exercises.end())
         throw MissingLauncher("implementation '" + impl_of.at(role) + "' has no launcher for exercise '" +
@@ -394,8 +413,10 @@ int time(const TimeRequest& request) {
     std::cerr << "cannot write " << request.results << "\n";
     return exit_code::kUsage;
   }
-  for (const auto* spec : specs)
-    if (const int rc = time_one(spec, request, roles, runners, results); rc != exit_code::kOk) return rc;
+  for (const auto* spec : specs) {
+    const TimeRequest r = request_for(spec);
+    if (const int rc = time_one(spec, r, roles_for(r), runners, results); rc != exit_code::kOk) return rc;
+  }
   return exit_code::kOk;
 }
 
