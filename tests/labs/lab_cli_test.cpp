@@ -44,6 +44,13 @@ grader::ProcessResult run(std::vector<std::string> argv, std::vector<std::pair<s
 
 bool gpu_present() { return run({lab_names().at(0), "info"}).exit_code == code::kOk; }
 
+// The names of the first two exercises `lab list` gives.
+std::pair<std::string, std::string> first_two_exercises(const std::string& lab) {
+  const auto exercises = nlohmann::json::parse(run({lab, "list"}).out)["exercises"];
+  REQUIRE(exercises.size() >= 2);
+  return {exercises[0]["name"].get<std::string>(), exercises[1]["name"].get<std::string>()};
+}
+
 }  // namespace
 
 TEST_CASE("every lab binary lists its exercises and the three implementations of each", "[labs][cli]") {
@@ -87,9 +94,7 @@ TEST_CASE("with a GPU, one time run times the exercises it is given as a list, a
           "[labs][cli][gpu][time]") {
   if (!gpu_present()) SKIP("no GPU on this machine");
   const auto lab = lab_names().at(0);
-  const auto exercises = nlohmann::json::parse(run({lab, "list"}).out)["exercises"];
-  REQUIRE(exercises.size() >= 2);
-  const auto a = exercises[0]["name"].get<std::string>(), b = exercises[1]["name"].get<std::string>();
+  const auto [a, b] = first_two_exercises(lab);
   const auto results = std::filesystem::temp_directory_path() / ("lab_cli_time_" + std::to_string(::getpid()));
   const auto r = run({lab, "time", "--impl", "reference", "--exercise", b + "," + a, "--max-seconds", "0",
                       "--results", results.string()});
@@ -112,9 +117,7 @@ TEST_CASE("with a GPU, one time run times some exercises with the student alone 
           "[labs][cli][gpu][time]") {
   if (!gpu_present()) SKIP("no GPU on this machine");
   const auto lab = lab_names().at(0);
-  const auto exercises = nlohmann::json::parse(run({lab, "list"}).out)["exercises"];
-  REQUIRE(exercises.size() >= 2);
-  const auto a = exercises[0]["name"].get<std::string>(), b = exercises[1]["name"].get<std::string>();
+  const auto [a, b] = first_two_exercises(lab);
   const auto results = std::filesystem::temp_directory_path() / ("lab_cli_alone_" + std::to_string(::getpid()));
   // Listed first, the exercise timed alone is followed by one that needs the reference's and baseline's runners.
   const auto r = run({lab, "time", "--impl", "reference", "--exercise", b + "," + a, "--student-only-for", b,
@@ -149,9 +152,7 @@ TEST_CASE("with a GPU, one time run times some exercises with the student alone 
 TEST_CASE("with a GPU, one check covers the exercises it is given as a list, a plan each", "[labs][cli][gpu]") {
   if (!gpu_present()) SKIP("no GPU on this machine");
   const auto lab = lab_names().at(0);
-  const auto exercises = nlohmann::json::parse(run({lab, "list"}).out)["exercises"];
-  REQUIRE(exercises.size() >= 2);
-  const auto a = exercises[0]["name"].get<std::string>(), b = exercises[1]["name"].get<std::string>();
+  const auto [a, b] = first_two_exercises(lab);
   const auto results = std::filesystem::temp_directory_path() / ("lab_cli_list_" + std::to_string(::getpid()));
   const auto r = run({lab, "check", "--impl", "reference", "--exercise", b + "," + a, "--seeds", "1", "--small",
                       "--results", results.string()});
