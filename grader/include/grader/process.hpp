@@ -78,9 +78,9 @@ struct ProcessResult {
   bool timed_out = false;
   /// Seconds from start to the child's end.
   double wall_s = 0;
-  /// Turns the child was granted (`turn_lock`), and the seconds it waited for them (its limit's clock stood still
-  /// for up to `turn_wait_limit_s` of them).
+  /// Turns the child was granted (`turn_lock`).
   int turns = 0;
+  /// Seconds the child waited for its turns (its limit's clock stood still for up to `turn_wait_limit_s` of them).
   double turn_wait_s = 0;
   /// The last `capture_limit` bytes of stdout.
   std::string out;

@@ -32,6 +32,7 @@ inline constexpr char kDone = 'R';
 /// the run goes on (a grader that is gone kills its runs anyway).
 class Turn {
  public:
+  /// Asks for a turn through `fd` (the lab binary's `--host-link-turn-fd`) and waits until it is granted.
   explicit Turn(int fd) {
     if (fd < 0 || !send_byte(fd, kAsk)) return;
     char answer = 0;
@@ -40,6 +41,7 @@ class Turn {
     while (n < 0 && errno == EINTR);
     if (n == 1 && answer == kGranted) fd_ = fd;
   }
+  /// Gives the turn back, if it was granted.
   ~Turn() {
     if (fd_ >= 0) send_byte(fd_, kDone);
   }
