@@ -3,6 +3,7 @@
 // with one line and exit 3); with one, `info` must describe it.
 #include <grader/process.hpp>
 #include <harness/exit_codes.hpp>
+#include <harness/host_link.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
@@ -358,7 +359,7 @@ TEST_CASE("with a GPU, a timed run given the host link's turns waits for its tur
   });
   grader::ProcessOptions options{.argv = {std::string(COURSE_BIN_DIR) + "/lab1", "time", "--impl", "reference",
                                           "--exercise", "dot", "--max-seconds", "0", "--results", results.string(),
-                                          "--host-link-turn-fd", "4"},
+                                          "--host-link-turn-fd", std::to_string(harness::host_link::kTurnFd)},
                                  .timeout_s = 120,
                                  .env = {{"COURSE_REQUIRE_GPU", "1"}}};
   options.turn_lock = lock;

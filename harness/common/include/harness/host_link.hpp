@@ -28,8 +28,8 @@ inline constexpr char kGranted = 'G';
 inline constexpr char kDone = 'R';
 
 /// A turn, held from construction to destruction. `fd` < 0: no turns were asked for (one `grade`, alone on its host):
-/// nothing is sent and held() is false. A grader that is gone or answers something else leaves the turn not held and
-/// the run goes on (a grader that is gone kills its runs anyway).
+/// nothing is sent. A grader that is gone or answers something else leaves the turn not held and the run goes on (a
+/// grader that is gone kills its runs anyway).
 class Turn {
  public:
   /// Asks for a turn through `fd` (the lab binary's `--host-link-turn-fd`) and waits until it is granted.
@@ -47,8 +47,6 @@ class Turn {
   }
   Turn(const Turn&) = delete;
   Turn& operator=(const Turn&) = delete;
-  /// Whether the grader granted the turn.
-  [[nodiscard]] bool held() const { return fd_ >= 0; }
 
  private:
   // MSG_NOSIGNAL: a grader that is gone must not end the run with SIGPIPE before its results are written.
@@ -58,7 +56,7 @@ class Turn {
     while (n < 0 && errno == EINTR);
     return n == 1;
   }
-  int fd_ = -1;
+  int fd_ = -1;  // the socket while the turn is held, else -1
 };
 
 }  // namespace harness::host_link
