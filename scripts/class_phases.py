@@ -4,7 +4,9 @@ once, so their sums exceed the wall), and the timed runs' phases (`phases_s` of 
 start, generate, host_link_wait (lab 07's wait for its turns on the host link, from 2026-11-27; before, the grader
 waited outside the run and each lab's wall against its timed runs showed it), timing, ...), with what the timed runs
 spent outside every phase (starting and ending processes), what the lab walls spent outside the timed runs (in all,
-and each lab's wall against its timed runs), and the longest a lab's sanitizer run took (the limit's yardstick).
+and each lab's wall against its timed runs: the first lab to run, lab 07 in a batch where a lab over the host link
+goes first, also holds every lab's checks and sanitizer runs), and the longest a lab's sanitizer run took (the
+limit's yardstick).
 Comparing two classes, one per GPU count, says what the workers of a several-GPU batch contend for.
 Usage: python3 scripts/class_phases.py CLASS_JSON [CLASS_JSON ...]"""
 import collections

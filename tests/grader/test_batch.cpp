@@ -4,8 +4,10 @@
 // "runner" is the student's file, from which the fake lab reads how to misbehave (tests/fakes/fake_lab.cpp).
 // The real recipe CMake writes for lab 1 is tested by building the lab's stub with it.
 
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,14 +76,15 @@ struct FakeClass {
     write_text(recipes / "lab2.json", recipe.dump(2));
   }
 
-  // The fake lab's manifest with `"host_link": true`, as lab 07's: its timed runs cross the host link.
-  void use_host_link() {
+  // The manifest of lab `id` (the fake lab, or add_lab2()'s 02_more) with `"host_link": true`, as lab 07's: its timed
+  // runs cross the host link.
+  void use_host_link(const std::string& id = "01_fake") {
     labs_dir = dir.path / "labs";
     fs::create_directories(labs_dir);
-    fs::copy(fs::path(FAKE_LABS_DIR) / "01_fake", labs_dir / "01_fake");
-    json manifest = json::parse(read_text(labs_dir / "01_fake" / "manifest.json"));
+    if (!fs::exists(labs_dir / id)) fs::copy(fs::path(FAKE_LABS_DIR) / "01_fake", labs_dir / id);
+    json manifest = json::parse(read_text(labs_dir / id / "manifest.json"));
     manifest["host_link"] = true;
-    write_text(labs_dir / "01_fake" / "manifest.json", manifest.dump(2));
+    write_text(labs_dir / id / "manifest.json", manifest.dump(2));
   }
 
   void student(const std::string& path, const std::string& text) { write_text(submissions / path, text + "\n"); }
@@ -366,6 +369,45 @@ TEST_CASE("on two GPUs each worker grades on cores of its own, and timed runs ov
     CHECK_FALSE(a.empty());
     CHECK(both.empty());
   }
+}
+
+TEST_CASE("a worker times a lab over the host link first unless another worker has claimed the host link",
+          "[batch][slow]") {
+  FakeClass c;
+  c.add_lab2();
+  c.use_host_link("02_more");  // lab 2 crosses the host link, lab 1 does not
+  c.student("alice/lab1.cu", "FAKE_LAB_MODE=good");
+  c.student("alice/lab2.cu", "FAKE_LAB_MODE=good");
+  // The labs in the order their `time` runs began, from the fake lab's log (each lab's binary is work/alice/labN/).
+  const auto timed_order = [&] {
+    std::vector<std::string> order;
+    std::istringstream log(read_text(c.call_log));
+    for (std::string line; std::getline(log, line);)
+      if (line.find(" time ") != std::string::npos)
+        for (const char* lab : {"lab1", "lab2"})
+          if (line.find(std::string("/alice/") + lab + "/") != std::string::npos) order.emplace_back(lab);
+    return order;
+  };
+  std::optional<int> claim;  // another worker's claim: the claim file, flocked by this test
+  SECTION("unclaimed: the lab over the host link first, though it is the second lab") {}
+  SECTION("claimed by another worker: the other lab first, then the lab over the host link all the same") {
+    fs::create_directories(c.results);
+    claim = ::open((c.results / "host-link.lock.claim").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    REQUIRE(*claim >= 0);
+    REQUIRE(::flock(*claim, LOCK_EX) == 0);
+  }
+  const auto r = run(c.args(), c.env());
+  if (claim) ::close(*claim);
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto labs = c.student_file("alice").at("runs").at(0).at("labs");
+  REQUIRE(labs.size() == 2);  // results in lab order whatever order the labs ran in
+  CHECK(labs.at(0).at("lab") == 1);
+  CHECK(labs.at(1).at("lab") == 2);
+  CHECK(labs.at(0).at("score").get<double>() == 20.0);
+  CHECK(labs.at(1).at("score").get<double>() == 20.0);
+  const auto expected = claim ? std::vector<std::string>{"lab1", "lab2"} : std::vector<std::string>{"lab2", "lab1"};
+  CHECK(timed_order() == expected);
 }
 
 TEST_CASE("a class that handed in one lab of two is graded on that lab alone, unless --labs names the other",

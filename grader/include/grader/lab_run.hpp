@@ -102,7 +102,7 @@ struct LabResult {
   std::string message;          ///< a lab-level problem (not built), else empty
   double check_timeout_s = 0;   ///< the limits used
   double time_timeout_s = 0;
-  double wall_s = 0;            ///< seconds grading the lab took (grade_labs(): since the lab before it ended)
+  double wall_s = 0;            ///< seconds grading the lab took (grade_labs(): since the lab run before it ended)
   std::vector<ExerciseResult> exercises;
 
   /// Sum of the exercises' scores.
@@ -172,9 +172,12 @@ struct LabToGrade {
 
 /// Grades several labs as grade_lab() grades one, with every check of every built lab run at once first (checks are
 /// never timed), then each lab's sanitizer, timed and concept runs, lab after lab, so that no timed run shares the
-/// GPU. On an H200 that saved 1 s of the 19 s seven labs' checks took lab by lab (docs/protocol.md). `done` (may be
-/// empty) is called with each lab's result as soon as it is finished, in order. Each result's wall_s is the time
-/// since the previous lab finished (the first lab's includes every lab's checks): they add up to the whole.
+/// GPU. On an H200 that saved 1 s of the 19 s seven labs' checks took lab by lab (docs/protocol.md). The labs go in
+/// order, except where their options give the host link's lock (a batch): there a lab whose manifest says host_link
+/// goes first unless another worker has claimed the host link, and then as soon as none has or only such labs are
+/// left. `done` (may be empty) is called with each lab's result as soon as it is finished, in the order they ran;
+/// the results returned are in the order of `labs`. Each result's wall_s is the time since the lab that ran before it
+/// finished (the first's includes every lab's checks): they add up to the whole.
 std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done);
 
 
