@@ -443,8 +443,8 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   // lab whose timed runs cross it goes first, claimed for its whole run (HostLinkClaim); a worker that finds the claim
   // held by another times its other labs first, trying again before each, and goes on unclaimed once nothing else is
   // left (its runs still take their turns). Workers grading alike students from one start would otherwise reach the
-  // same lab at once and wait for each other's turns exercise by exercise: on four H100s a student's lab 07 waited
-  // 9.4 s for them (results/2026-11-27-h100x4-a4961cc). Results stay in lab order.
+  // same lab at once and wait for each other's turns exercise by exercise: with four workers, each waits for the
+  // other three's copies, about as long as its own lab 07 takes to time. Results stay in lab order.
   const auto crosses_host_link = [&](std::size_t i) {
     return graders[i] && lab_check[i] && labs[i].manifest->host_link && labs[i].options.host_link_lock;
   };
