@@ -475,6 +475,44 @@ TEST_CASE("grade batch --sanitize runs compute-sanitizer on each student's build
   CHECK(plain.student_file("bob").at("runs").at(0).at("labs").at(0).at("exercises").at(0).at("status") == "ok");
 }
 
+TEST_CASE("on two GPUs the workers' sanitizer runs take turns: no two workers' runs overlap", "[batch][slow]") {
+  FakeClass c;
+  for (const char* name : {"alice", "bob", "carol", "dave"})
+    c.student(std::string(name) + "/lab1.cu", "FAKE_LAB_MODE=good");
+  // A clean stand-in compute-sanitizer that takes 0.4 s and logs "<start ns> <end ns> <its GPU>".
+  const auto tool = c.dir.path / "compute-sanitizer";
+  const auto log = c.dir.path / "sanitizer-spans.log";
+  write_text(tool, "#!/bin/sh\nstart=$(date +%s%N); sleep 0.4\n"
+                   "echo \"$start $(date +%s%N) $CUDA_VISIBLE_DEVICES\" >> '" + log.string() + "'\n"
+                   "echo '========= ERROR SUMMARY: 0 errors'\n");
+  fs::permissions(tool, fs::perms::owner_all);
+  const auto r = run(c.args({"--gpus", "0,1", "--jobs", "4", "--sanitizer", tool.string()}), c.env());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  struct Span {
+    long long begin = 0, end = 0;
+    std::string gpu;
+  };
+  std::vector<Span> spans;
+  std::istringstream lines(read_text(log));
+  for (std::string line; std::getline(lines, line);) {
+    Span s;
+    std::istringstream(line) >> s.begin >> s.end >> s.gpu;
+    spans.push_back(s);
+  }
+  // Two tools a student, each a lab-wide run; within a worker they go at once, between workers never.
+  REQUIRE(spans.size() == 8);
+  std::set<std::string> gpus;
+  for (const Span& a : spans) {
+    gpus.insert(a.gpu);
+    for (const Span& b : spans)
+      if (a.gpu != b.gpu) CHECK((a.end <= b.begin || b.end <= a.begin));
+  }
+  CHECK(gpus == std::set<std::string>{"0", "1"});
+  for (const char* name : {"alice", "bob", "carol", "dave"})
+    CHECK(c.student_file(name).at("runs").at(0).at("labs").at(0).at("score").get<double>() == 20.0);
+}
+
 TEST_CASE("grade batch sanitizes by default with the compute-sanitizer it finds, and not with --no-sanitize",
           "[batch][slow]") {
   FakeClass c;

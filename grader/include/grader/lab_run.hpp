@@ -140,6 +140,10 @@ struct GradeOptions {
   /// while it waits), so that no two workers of a batch time copies over the host at once; empty: no turns (one
   /// `grade` is alone on its host).
   std::optional<std::filesystem::path> host_link_lock;
+  /// The lock file of the host's sanitizer turns: grade_labs() holds it (flock, waited for outside every run's limit)
+  /// while its labs' lab-wide sanitizer runs go, so that the workers of a batch on one host run theirs one worker
+  /// after another; empty: no turns (one `grade` is alone on its host).
+  std::optional<std::filesystem::path> sanitizer_lock;
 };
 
 /// What `labN info` answered.
@@ -175,7 +179,8 @@ struct LabToGrade {
 /// GPU. On an H200 that saved 1 s of the 19 s seven labs' checks took lab by lab (docs/protocol.md). The labs go in
 /// order, except where their options give the host link's lock (a batch): there a lab whose manifest says host_link
 /// goes first unless another worker has claimed the host link, and then as soon as none has or only such labs are
-/// left. `done` (may be empty) is called with each lab's result as soon as it is finished, in the order they ran;
+/// left. With a sanitizer lock in their options (a batch), the lab-wide sanitizer runs wait for the host's sanitizer
+/// turn. `done` (may be empty) is called with each lab's result as soon as it is finished, in the order they ran;
 /// the results returned are in the order of `labs`. Each result's wall_s is the time since the lab that ran before it
 /// finished (the first's includes every lab's checks): they add up to the whole.
 std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done);
