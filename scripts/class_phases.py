@@ -1,6 +1,6 @@
 """Where a class's grading seconds went, a student on average (grade batch's class.json): each lab's wall time, the
 checks', the sanitizer runs' and the timed runs' wall times (summed over exercises: checks and sanitizer runs go at
-once, so their sums exceed the wall), and the timed runs' phases (`phases_s` of `labN time`: CUDA context, runners'
+once, so their sums exceed the wall), the wait for the host's sanitizer turn (grade batch), and the timed runs' phases (`phases_s` of `labN time`: CUDA context, runners'
 start, generate, host_link_wait (lab 07's wait for its turns on the host link, from 2026-11-27; before, the grader
 waited outside the run and each lab's wall against its timed runs showed it), timing, ...), with what the timed runs
 spent outside every phase (starting and ending processes), what the lab walls spent outside the timed runs (in all,
@@ -23,6 +23,10 @@ for path in sys.argv[1:]:
     by_lab = collections.defaultdict(lambda: [0.0, 0.0])  # lab -> [wall, timed runs], summed over students
     slowest_run = (0.0, None)  # the longest sanitizer run a lab's grading averaged, and its lab
     for s in students:
+        # The student's wait for the host's sanitizer turn (grade batch, from 2026-11-27): every lab with sanitizer
+        # runs records the same one wait.
+        totals["sanitizer turn wait"] += max((lab.get("sanitizer_wait_s") or 0
+                                              for lab in s["results"]["runs"][0]["labs"]), default=0)
         for lab in s["results"]["runs"][0]["labs"]:
             totals["lab wall"] += lab.get("wall_s") or 0
             by_lab[lab["lab"]][0] += lab.get("wall_s") or 0
@@ -42,7 +46,7 @@ for path in sys.argv[1:]:
                         totals["phase " + phase] += seconds
     outside = totals["timed runs"] - sum(v for k, v in totals.items() if k.startswith("phase "))
     print(f"{path}: {n} students, seconds a student")
-    summed = ["lab wall", "checks (summed)", "sanitizer (summed)", "timed runs"]
+    summed = ["lab wall", "checks (summed)", "sanitizer (summed)", "sanitizer turn wait", "timed runs"]
     for key in summed + sorted(k for k in totals if k.startswith("phase ")):
         print(f"  {key:<22} {totals[key] / n:8.2f}")
     print(f"  {'timed, outside phases':<22} {outside / n:8.2f}")

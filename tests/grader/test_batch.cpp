@@ -11,15 +11,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include <catch2/catch_test_macros.hpp>
 #include <fmt/format.h>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include "grader/batch.hpp"
+#include "grader/host_lock.hpp"
 #include "grader/placement.hpp"
 #include "support.hpp"
 
@@ -392,7 +395,8 @@ TEST_CASE("a worker times a lab over the host link first unless another worker h
   SECTION("unclaimed: the lab over the host link first, though it is the second lab") {}
   SECTION("claimed by another worker: the other lab first, then the lab over the host link all the same") {
     fs::create_directories(c.results);
-    claim = ::open((c.results / "host-link.lock.claim").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    claim = ::open((c.results / (grader::host_lock_name("host-link") + ".claim")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC,
+                   0644);
     REQUIRE(*claim >= 0);
     REQUIRE(::flock(*claim, LOCK_EX) == 0);
   }
@@ -511,6 +515,36 @@ TEST_CASE("on two GPUs the workers' sanitizer runs take turns: no two workers' r
   CHECK(gpus == std::set<std::string>{"0", "1"});
   for (const char* name : {"alice", "bob", "carol", "dave"})
     CHECK(c.student_file(name).at("runs").at(0).at("labs").at(0).at("score").get<double>() == 20.0);
+}
+
+TEST_CASE("a student's sanitizer runs wait for the host's turn while another holds it, and the wait is recorded",
+          "[batch][slow]") {
+  FakeClass c;
+  c.student("alice/lab1.cu", "FAKE_LAB_MODE=good");
+  const auto tool = c.dir.path / "compute-sanitizer";
+  write_text(tool, "#!/bin/sh\necho '========= ERROR SUMMARY: 0 errors'\n");
+  fs::permissions(tool, fs::perms::owner_all);
+  // Another worker's turn: this host's sanitizer lock, held by the test for 2 s from the batch's start.
+  fs::create_directories(c.results);
+  const int lock = ::open((c.results / grader::host_lock_name("sanitizer")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  REQUIRE(lock >= 0);
+  REQUIRE(::flock(lock, LOCK_EX) == 0);
+  std::thread release([lock] {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    ::close(lock);
+  });
+  const auto started = std::chrono::steady_clock::now();
+  const auto r = run(c.args({"--sanitizer", tool.string()}), c.env());
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  release.join();
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto lab = c.student_file("alice").at("runs").at(0).at("labs").at(0);
+  CHECK(lab.at("score").get<double>() == 20.0);
+  const double waited = lab.at("sanitizer_wait_s").get<double>();
+  CHECK(waited > 0.5);  // the batch reached its sanitizer runs well within the 2 s
+  CHECK(waited < took);
+  CHECK(took >= 2.0);
 }
 
 TEST_CASE("grade batch sanitizes by default with the compute-sanitizer it finds, and not with --no-sanitize",

@@ -1,14 +1,18 @@
 // Tests of where a batch's work runs (grader/placement.hpp): CPU lists, the share of cores of each GPU's worker on
 // fake host topologies, the GPU's nearest CPUs read from a fake /proc and /sys, and the host link's turns between
-// processes. The batch that uses them on two fake GPUs is in test_batch.cpp.
+// processes, and the host locks (grader/host_lock.hpp). The batch that uses them on two fake GPUs is in test_batch.cpp.
 
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <optional>
+#include <thread>
 
 #include <catch2/catch_test_macros.hpp>
 #include <fmt/format.h>
 
+#include "grader/host_lock.hpp"
 #include "grader/placement.hpp"
 #include "support.hpp"
 
@@ -116,4 +120,33 @@ TEST_CASE("a process confined to a share of the cores runs only there", "[grader
   CHECK(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(grader::allowed_cpus() == allowed);  // the parent keeps its own
+}
+
+TEST_CASE("a host lock is held by one holder at a time, waited for or not, and named for its host",
+          "[grader][placement]") {
+  using grader::HostLock;
+  TempDir dir;
+  const auto file = dir.path / grader::host_lock_name("things");
+  char host[256] = {};
+  REQUIRE(::gethostname(host, sizeof host - 1) == 0);
+  CHECK(file.filename().string() == fmt::format("things-{}.lock", host));  // shards on other hosts use other files
+  std::optional<HostLock> first;
+  first.emplace(file, HostLock::Wait::kNo);
+  REQUIRE(first->held());
+  CHECK_FALSE(HostLock(file, HostLock::Wait::kNo).held());  // another open file: flock says it is taken
+  // A child that waits for it gets it once this holder lets it go, and not before.
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close_range(3, ~0U, 0);  // not this process's copy of the holder's descriptor: another worker has none
+    const HostLock waited(file, HostLock::Wait::kUntilFree);
+    ::_exit(waited.held() ? 0 : 1);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int status = 0;
+  CHECK(::waitpid(child, &status, WNOHANG) == 0);  // still waiting
+  first.reset();
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  CHECK(HostLock(file, HostLock::Wait::kNo).held());  // free again
+  CHECK_FALSE(HostLock(std::nullopt, HostLock::Wait::kUntilFree).held());  // no file: nothing held, no wait
 }

@@ -103,6 +103,7 @@ struct LabResult {
   double check_timeout_s = 0;   ///< the limits used
   double time_timeout_s = 0;
   double wall_s = 0;            ///< seconds grading the lab took (grade_labs(): since the lab run before it ended)
+  double sanitizer_wait_s = 0;  ///< seconds its sanitizer runs waited for the host's turn (grade_labs(), a batch)
   std::vector<ExerciseResult> exercises;
 
   /// Sum of the exercises' scores.

@@ -2,9 +2,6 @@
 // and the grading (grade_lab() with the student's private folder as the lab's binary folder). Each runs in a process
 // of its own (batch.cpp says why) and hands its outcome on in a file.
 
-#include <unistd.h>
-
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -12,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "grader/batch.hpp"
+#include "grader/host_lock.hpp"
 #include "grader/lab_run.hpp"
 #include "grader/placement.hpp"
 #include "grader/report.hpp"
@@ -24,16 +22,6 @@ using nlohmann::json;
 using Kind = BuildOutcome::Kind;
 
 fs::path work_dir(const BatchSetup& setup, const StudentFiles& student) { return setup.results / "work" / student.name; }
-
-// This host's name, for the locks of what the host's workers share (Slurm shards on other hosts may share the results
-// folder, not the host): "host" where it cannot be read.
-std::string host_name() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "host";
-  std::string text(name);
-  std::replace(text.begin(), text.end(), '/', '_');
-  return text;
-}
 
 std::string kind_name(Kind kind) {
   switch (kind) {
@@ -99,8 +87,8 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
     options.check_timeout_s = setup.check_timeout_s;
     options.time_timeout_s = setup.time_timeout_s;
     options.sanitizer = setup.sanitizer;
-    options.host_link_lock = setup.results / "host-link.lock";
-    options.sanitizer_lock = setup.results / fmt::format("sanitizer-{}.lock", host_name());
+    options.host_link_lock = setup.results / host_lock_name("host-link");
+    options.sanitizer_lock = setup.results / host_lock_name("sanitizer");
     builds.push_back({{"lab", number}, {"outcome", entry.at("outcome")}, {"message", entry.at("message")}});
     if (entry.at("outcome") == "built") {
       options.bin_dir = entry.at("bin_dir").get<std::string>();

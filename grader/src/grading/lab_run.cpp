@@ -1,11 +1,6 @@
 #include "grader/lab_run.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <deque>
 #include <optional>
@@ -15,6 +10,7 @@
 
 #include <harness/exit_codes.hpp>
 
+#include "grader/host_lock.hpp"
 #include "grader/process.hpp"
 #include "lab_context.hpp"
 
@@ -371,51 +367,6 @@ LabResult lab_header(const LabEntry& lab, const Manifest& manifest, const GradeO
   return r;
 }
 
-// A worker's claim on the host link for one lab's timed run: an exclusive flock, never waited for, on the turns' lock
-// file with ".claim" added (grade_labs() says what it is for). Not held: another worker holds it, or the file cannot
-// be opened (then the claim only orders this worker's labs, as if another held it).
-class HostLinkClaim {
- public:
-  explicit HostLinkClaim(const std::filesystem::path& turns_lock)
-      : fd_(::open((turns_lock.string() + ".claim").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_ >= 0 && ::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
-  }
-  ~HostLinkClaim() {
-    if (fd_ >= 0) ::close(fd_);  // the flock goes with the last descriptor of its open file
-  }
-  HostLinkClaim(const HostLinkClaim&) = delete;
-  HostLinkClaim& operator=(const HostLinkClaim&) = delete;
-  [[nodiscard]] bool held() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
-
-// The host's sanitizer turn, held from construction to destruction by a blocking flock on `lock` (nothing held
-// without a lock, or when its file cannot be opened: the runs go on without the turn).
-class SanitizerTurn {
- public:
-  explicit SanitizerTurn(const std::optional<std::filesystem::path>& lock)
-      : fd_(lock ? ::open(lock->c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644) : -1) {
-    while (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0)
-      if (errno != EINTR) {
-        ::close(fd_);
-        fd_ = -1;
-      }
-  }
-  ~SanitizerTurn() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  SanitizerTurn(const SanitizerTurn&) = delete;
-  SanitizerTurn& operator=(const SanitizerTurn&) = delete;
-
- private:
-  int fd_;
-};
-
 }  // namespace
 
 LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOptions& options) {
@@ -470,11 +421,16 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     if (!sanitizer_lock && !lab_wide.empty()) sanitizer_lock = l.options.sanitizer_lock;
   std::vector<ProcessResult> sanitized;
   {
-    const SanitizerTurn turn(sanitizer_lock);
+    const auto asked = std::chrono::steady_clock::now();
+    const HostLock turn(sanitizer_lock, HostLock::Wait::kUntilFree);
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+    for (std::size_t i = 0; i < labs.size(); ++i)
+      if (!sanitizer[i].lab_wide.empty()) results[i].sanitizer_wait_s = sanitizer_lock ? waited : 0;
     sanitized = run_processes(lab_wide, kUntimedRunsAtOnce);
   }
   // The timed steps, lab after lab. Where the host link's turns are taken (a batch: GradeOptions::host_link_lock), a
-  // lab whose timed runs cross it goes first, claimed for its whole run (HostLinkClaim); a worker that finds the claim
+  // lab whose timed runs cross it goes first, claimed for its whole run (a HostLock on the turns' lock file with
+  // ".claim" added, never waited for: held by another, or not to be had, it is not held); a worker that finds the claim
   // held by another times its other labs first, trying again before each, and goes on unclaimed once nothing else is
   // left (its runs still take their turns). Workers grading alike students from one start would otherwise reach the
   // same lab at once and wait for each other's turns exercise by exercise: with four workers, each waits for the
@@ -489,9 +445,9 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   auto last = began;
   while (!pending.empty()) {
     auto next = pending.begin();
-    std::optional<HostLinkClaim> claim;
+    std::optional<HostLock> claim;
     if (crosses_host_link(*next)) {
-      claim.emplace(*labs[*next].options.host_link_lock);
+      claim.emplace(labs[*next].options.host_link_lock->string() + ".claim", HostLock::Wait::kNo);
       const auto other =
           std::find_if(pending.begin(), pending.end(), [&](std::size_t i) { return !crosses_host_link(i); });
       if (!claim->held() && other != pending.end()) next = other;

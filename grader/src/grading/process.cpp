@@ -28,6 +28,8 @@
 
 #include <harness/host_link.hpp>
 
+#include "grader/host_lock.hpp"
+
 extern char** environ;
 
 namespace grader {
@@ -216,8 +218,7 @@ struct Streams {
 class Turns {
  public:
   Turns(Fd socket, const fs::path& lock) : socket_(std::move(socket)) {
-    lock_.reset(::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-    if (!lock_) lock_.reset(::open(lock.c_str(), O_RDONLY | O_CLOEXEC));  // another user's file: flock needs no write
+    lock_.reset(open_lock_file(lock));
   }
 
   // The socket to poll, or -1 once it is closed.

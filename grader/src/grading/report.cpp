@@ -164,6 +164,7 @@ json to_json(const LabResult& lab) {
           {"check_timeout_s", lab.check_timeout_s},
           {"time_timeout_s", lab.time_timeout_s},
           {"wall_s", lab.wall_s},
+          {"sanitizer_wait_s", lab.sanitizer_wait_s},
           {"score", lab.score()},
           {"max_score", lab.max_score()},
           {"exercises", std::move(exercises)}};

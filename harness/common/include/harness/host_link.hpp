@@ -6,7 +6,7 @@
 /// `grade batch` starts such a lab's `labN time` with one end of a socket pair as `kTurnFd` and passes
 /// `--host-link-turn-fd 4`. The lab binary asks for a turn by sending `kAsk` and has it when `kGranted` comes back; it
 /// gives the turn back by sending `kDone`, or by ending. The grader waits for the host's lock (flock on the batch's
-/// `host-link.lock`) while the run's wall-clock limit stands still, so that a run is never killed as hung while it
+/// `host-link-HOST.lock`) while the run's wall-clock limit stands still, so that a run is never killed as hung while it
 /// only waits for other workers' turns (grader/process.hpp, ProcessOptions::turn_lock). CUDA-free: the grader and the
 /// fake lab include it too.
 
