@@ -1,12 +1,12 @@
 """Where a class's grading seconds went, a student on average (grade batch's class.json): each lab's wall time, the
 checks', the sanitizer runs' and the timed runs' wall times (summed over exercises: checks and sanitizer runs go at
-once, so their sums exceed the wall), the wait for the host's sanitizer turn (grade batch), and the timed runs' phases (`phases_s` of `labN time`: CUDA context, runners'
-start, generate, host_link_wait (lab 07's wait for its turns on the host link, from 2026-11-27; before, the grader
-waited outside the run and each lab's wall against its timed runs showed it), timing, ...), with what the timed runs
-spent outside every phase (starting and ending processes), what the lab walls spent outside the timed runs (in all,
-and each lab's wall against its timed runs: the first lab to run, lab 07 in a batch where a lab over the host link
-goes first, also holds every lab's checks and sanitizer runs), and the longest a lab's sanitizer run took (the
-limit's yardstick).
+once, so their sums exceed the wall), the wait for the host's sanitizer turn (grade batch), and the timed runs' phases
+(`phases_s` of `labN time`: CUDA context, runners' start, generate, host_link_wait (lab 07's wait for its turns on the
+host link, from 2026-11-27; before, the grader waited outside the run and each lab's wall against its timed runs showed
+it), timing, ...), with what the timed runs spent outside every phase (starting and ending processes), what the lab
+walls spent outside the timed runs (in all, and each lab's wall against its timed runs: the first lab to run, lab 07 in
+a batch where a lab over the host link goes first, also holds every lab's checks and sanitizer runs), and the longest a
+lab's sanitizer run took (the limit's yardstick).
 Comparing two classes, one per GPU count, says what the workers of a several-GPU batch contend for.
 Usage: python3 scripts/class_phases.py CLASS_JSON [CLASS_JSON ...]"""
 import collections

@@ -526,7 +526,8 @@ TEST_CASE("a student's sanitizer runs wait for the host's turn while another hol
   fs::permissions(tool, fs::perms::owner_all);
   // Another worker's turn: this host's sanitizer lock, held by the test for 3 s from the batch's start.
   fs::create_directories(c.results);
-  const int lock = ::open((c.results / grader::host_lock_name("sanitizer")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  const auto lock_file = c.results / grader::host_lock_name("sanitizer");
+  const int lock = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   REQUIRE(lock >= 0);
   REQUIRE(::flock(lock, LOCK_EX) == 0);
   std::thread release([lock] {
