@@ -4,10 +4,8 @@
 // "runner" is the student's file, from which the fake lab reads how to misbehave (tests/fakes/fake_lab.cpp).
 // The real recipe CMake writes for lab 1 is tested by building the lab's stub with it.
 
-#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -391,17 +389,16 @@ TEST_CASE("a worker times a lab over the host link first unless another worker h
           if (line.find(std::string("/alice/") + lab + "/") != std::string::npos) order.emplace_back(lab);
     return order;
   };
-  std::optional<int> claim;  // another worker's claim: the claim file, flocked by this test
+  std::optional<grader::HostLock> claim;  // another worker's claim on the host link, held by this test
   SECTION("unclaimed: the lab over the host link first, though it is the second lab") {}
   SECTION("claimed by another worker: the other lab first, then the lab over the host link all the same") {
     fs::create_directories(c.results);
-    claim = ::open((c.results / (grader::host_lock_name("host-link") + ".claim")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC,
-                   0644);
-    REQUIRE(*claim >= 0);
-    REQUIRE(::flock(*claim, LOCK_EX) == 0);
+    claim.emplace(c.results / (grader::host_lock_name("host-link") + ".claim"), grader::HostLock::Wait::kNo);
+    REQUIRE(claim->held());
   }
   const auto r = run(c.args(), c.env());
-  if (claim) ::close(*claim);
+  const bool claimed = claim.has_value();
+  claim.reset();
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   const auto labs = c.student_file("alice").at("runs").at(0).at("labs");
@@ -410,7 +407,7 @@ TEST_CASE("a worker times a lab over the host link first unless another worker h
   CHECK(labs.at(1).at("lab") == 2);
   CHECK(labs.at(0).at("score").get<double>() == 20.0);
   CHECK(labs.at(1).at("score").get<double>() == 20.0);
-  const auto expected = claim ? std::vector<std::string>{"lab1", "lab2"} : std::vector<std::string>{"lab2", "lab1"};
+  const auto expected = claimed ? std::vector<std::string>{"lab1", "lab2"} : std::vector<std::string>{"lab2", "lab1"};
   CHECK(timed_order() == expected);
 }
 
@@ -526,13 +523,12 @@ TEST_CASE("a student's sanitizer runs wait for the host's turn while another hol
   fs::permissions(tool, fs::perms::owner_all);
   // Another worker's turn: this host's sanitizer lock, held by the test for 3 s from the batch's start.
   fs::create_directories(c.results);
-  const auto lock_file = c.results / grader::host_lock_name("sanitizer");
-  const int lock = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  REQUIRE(lock >= 0);
-  REQUIRE(::flock(lock, LOCK_EX) == 0);
-  std::thread release([lock] {
+  std::optional<grader::HostLock> turn;
+  turn.emplace(c.results / grader::host_lock_name("sanitizer"), grader::HostLock::Wait::kNo);
+  REQUIRE(turn->held());
+  std::thread release([&turn] {
     std::this_thread::sleep_for(std::chrono::seconds(3));
-    ::close(lock);
+    turn.reset();
   });
   const auto started = std::chrono::steady_clock::now();
   const auto r = run(c.args({"--sanitizer", tool.string()}), c.env());

@@ -413,19 +413,19 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     lab_wide.insert(lab_wide.end(), sanitizer[i].lab_wide.begin(), sanitizer[i].lab_wide.end());
   }
   // The sanitizer's runs in a turn of the host's, where a batch gives one: a host runs sanitized processes nearly one
-  // at a time whatever the GPU (a lab's run took about 5 s with one worker grading, 10 s with two and 17 s with four),
+  // at a time whatever the GPU (a lab's run took about 6 s with one worker grading, 10 s with two and 17 s with four),
   // so workers that reach them together all wait for all; taking turns, the first is done at once and the workers
   // fall out of step, and their later turns seldom meet.
-  std::optional<std::filesystem::path> sanitizer_lock;
-  for (const LabToGrade& l : labs)
-    if (!sanitizer_lock && !lab_wide.empty()) sanitizer_lock = l.options.sanitizer_lock;
+  std::optional<std::filesystem::path> sanitizer_lock;  // the first lab's with sanitizer runs (a batch gives all one)
+  for (std::size_t i = 0; i < labs.size() && !sanitizer_lock; ++i)
+    if (!sanitizer[i].lab_wide.empty()) sanitizer_lock = labs[i].options.sanitizer_lock;
   std::vector<ProcessResult> sanitized;
   {
     const auto asked = std::chrono::steady_clock::now();
     const HostLock turn(sanitizer_lock, HostLock::Wait::kUntilFree);
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
     for (std::size_t i = 0; i < labs.size(); ++i)
-      if (!sanitizer[i].lab_wide.empty()) results[i].sanitizer_wait_s = sanitizer_lock ? waited : 0;
+      if (sanitizer_lock && !sanitizer[i].lab_wide.empty()) results[i].sanitizer_wait_s = waited;
     sanitized = run_processes(lab_wide, kUntimedRunsAtOnce);
   }
   // The timed steps, lab after lab. Where the host link's turns are taken (a batch: GradeOptions::host_link_lock), a
