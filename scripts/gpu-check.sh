@@ -22,7 +22,8 @@
 # it ran (scripts/host_load.py); scaling-phases.txt, where a student's seconds went on each GPU count; with
 # SCALING_ALONE_CPUS=LIST also one GPU's class held to those CPUs, g1c), `repeatability` (every lab's baseline, reference and known-middle fixture graded as the
 # student REPEAT_BASELINE, REPEAT_REFERENCE and REPEAT_MIDDLE times, default 10, 10, 5: each exercise's performance
-# fraction over the repeats in repeatability.txt, the grades in repeatability-IMPL.json), `experiments` (each
+# fraction over the repeats in repeatability.txt, the grades in repeatability-IMPL.json, the goals met or missed in
+# repeatability-goals.txt), `experiments` (each
 # experiments/NAME/bench.cu, a GPU experiment of its own,
 # built with nvcc and run: NAME.json; then its profile.sh, if it has one: NAME.sass and the like), or `all`
 # (default). Every phase after `tests` uses the build directory that `tests` left, or makes one.
@@ -176,6 +177,14 @@ for plan in baseline:"${REPEAT_BASELINE:-10}" reference:"${REPEAT_REFERENCE:-10}
      --output "$out/repeatability-$impl.json") >"$out/repeatability-$impl.txt" 2>&1 || status=1
   grep -E "^repeat f " "$out/repeatability-$impl.txt" | tee -a "$out/repeatability.txt"
 done
+# The goals, held by the grader over the files this call or an earlier one wrote: a line each, "MISSED" where one is
+# (another GPU kind's files beside them: grade repeatability -h).
+graded=()
+for impl in baseline reference middle; do
+  [ -f "$out/repeatability-$impl.json" ] && graded+=("$out/repeatability-$impl.json")
+done
+(cd "$build" && ./grade repeatability "${graded[@]}") >"$out/repeatability-goals.txt" 2>&1 || status=1
+tail -1 "$out/repeatability-goals.txt"
 fi
 
 if runs counters && builds 06_bank_conflicts; then

@@ -34,6 +34,7 @@
 #include "grader/sanitize.hpp"
 #include "grader/self_check.hpp"
 #include "class/export_command.hpp"
+#include "grading/repeatability_command.hpp"
 
 #ifndef COURSE_LABS_DIR
 #define COURSE_LABS_DIR "labs"
@@ -71,6 +72,7 @@ Examples:
   grade merge RESULTS... --output class.json  combine per-student results and shards into one class file
   grade --device                      your GPU and its napkin math (bandwidth, bytes in flight)
   grade export grade-results.json --format csv
+  grade repeatability h200-*.json --against h100-*.json   the repeatability benchmark's goals (grade repeatability -h)
 
 Exit codes:
   0  graded (whatever the score)
@@ -158,8 +160,9 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
                  "cuobjdump to use with --concepts (default: from PATH, $CUDA_HOME/bin or /usr/local/cuda/bin)");
   app.add_flag("--device", cli.device,
                "describe the GPU (bandwidth from its memory clock and bus, napkin math) through a built lab, then exit");
-  std::optional<int> exported;  // `grade export ...` ran during parsing: its exit code
+  std::optional<int> exported;  // `grade export ...` or `grade repeatability ...` ran during parsing: its exit code
   add_export_command(app, exported);
+  add_repeatability_command(app, exported);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
