@@ -73,6 +73,24 @@ std::string text_or_empty(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+// The GPU kinds a class's students were graded on (each results file's machine), with how many students each. A
+// partial solution's time against the reference's and the baseline's depends on the machine's balance (where memory
+// is faster, a kernel needs more bytes in flight to keep up), so its performance points do too: a class graded on
+// two kinds is not graded alike.
+std::map<std::string, int> gpu_kinds(const json& students) {
+  std::map<std::string, int> kinds;
+  for (const json& row : students) {
+    const auto results = row.find("results");
+    if (results == row.end() || !results->is_object()) continue;
+    const auto machine = results->find("machine");
+    if (machine != results->end() && machine->is_object()) {
+      const auto gpu = text_or_empty(*machine, "gpu");
+      if (!gpu.empty()) ++kinds[gpu];
+    }
+  }
+  return kinds;
+}
+
 // One lab's line of the summary's table: the graded students' scores and how many were not built, by kind.
 struct LabLine {
   std::vector<double> scores;
@@ -113,7 +131,9 @@ json merge_class(const std::vector<fs::path>& inputs, const std::string& date, c
   }
   json students = json::array();
   for (auto& [name, row] : by_student) students.push_back(std::move(row));
-  return {{"schema", 1}, {"kind", "class"}, {"date", date}, {"commit", commit}, {"students", std::move(students)}};
+  json kinds = gpu_kinds(students);
+  return {{"schema", 1}, {"kind", "class"},    {"date", date},
+          {"commit", commit}, {"gpu_kinds", std::move(kinds)}, {"students", std::move(students)}};
 }
 
 std::string format_summary(const json& class_file, int graded_now, std::chrono::duration<double> elapsed) {
@@ -201,6 +221,12 @@ std::string format_summary(const json& class_file, int graded_now, std::chrono::
     for (double w : walls) sum += w;
     out += fmt::format("  GPU {}: {} students, {:.1f} s a student\n", gpu, walls.size(),
                        sum / static_cast<double>(walls.size()));
+  }
+  if (const auto kinds = gpu_kinds(class_file.at("students")); kinds.size() > 1) {
+    std::string list;
+    for (const auto& [kind, n] : kinds) list += fmt::format("{}{} ({} students)", list.empty() ? "" : ", ", kind, n);
+    out += fmt::format("graded on {} GPU kinds: {}; a partial solution's performance points depend on the kind: "
+                       "grade a class on one (docs/batch.md)\n", kinds.size(), list);
   }
   return out;
 }
