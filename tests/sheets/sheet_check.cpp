@@ -208,11 +208,13 @@ class Checker {
 
   // Each marker: resolved, compared with the number printed after it, then blanked out of `rest`.
   void markers(const Block& b, std::string& rest) {
-    static const std::regex marker(R"(<!--\s*measured:\s*(\S+)\s*(.*?)\s*-->( ?)(\d[\d,]*(?:\.\d+)?)?)");
+    static const std::regex marker(
+        R"(<!--\s*measured( on older sources)?:\s*(\S+)\s*(.*?)\s*-->( ?)(\d[\d,]*(?:\.\d+)?)?)");
     for (auto it = std::sregex_iterator(b.text.begin(), b.text.end(), marker); it != std::sregex_iterator(); ++it) {
       const auto& m = *it;
       blank(rest, m.position(0), m.position(0) + m.length(0));
-      const std::string file = m[1], expr = m[2], printed = m[4];
+      const bool older = m[1].matched;  // a number of code the sheet says is gone: its value is checked, not its sources
+      const std::string file = m[2], expr = m[3], printed = m[5];
       const std::string where = "marker " + file + (expr.empty() ? "" : " " + expr);
       if (printed.empty()) {
         find(b, m.position(0), where + ": no number right after it");
@@ -239,20 +241,33 @@ class Checker {
         v.precision(10);
         v << *value;
         find(b, m.position(0), where + ": the sheet prints " + printed + ", results/" + file + " holds " + v.str());
-      } else if (const auto stale = stale_sources(*doc); !stale.empty()) {
+      } else if (const auto stale = older ? "" : stale_sources(*doc, expr); !stale.empty()) {
         find(b, m.position(0), where + ": " + stale);
       }
     }
   }
 
-  // Why a results file that records its sources' fingerprints (grader/sources_hash.hpp) no longer measures this
-  // sheet's lab, or "": it measured other code than the tree holds. A file without fingerprints predates them.
-  std::string stale_sources(const json& doc) {
-    const std::string lab = "lab" + std::to_string(std::atoi(context_.sheet_dir.filename().string().c_str()));
-    if (!doc.contains("sources") || !doc.at("sources").is_object() || !doc.at("sources").contains(lab)) return "";
+  // Why a value of a `grade` results file (it has "runs") no longer measures the code it is cited for, or "": the
+  // run recorded no fingerprints of its sources (grader/sources_hash.hpp: it predates them, so what it measured is
+  // unknown), or its fingerprint of the lab the value belongs to (the path's `labs[lab=N]`, else this sheet's) is not
+  // the tree's. Other files (an experiment's JSON) measure code of their own and are not compared.
+  std::string stale_sources(const json& doc, const std::string& expr) {
+    if (!context_.fingerprints || !doc.is_object() || !doc.contains("runs")) return "";
+    static const std::regex cited_lab(R"(labs\[lab=(\d+)\])");
+    std::smatch m;
+    const int number = std::regex_search(expr, m, cited_lab)
+                           ? std::stoi(m[1])
+                           : std::atoi(context_.sheet_dir.filename().string().c_str());
+    const std::string lab = "lab" + std::to_string(number);
+    if (!doc.contains("sources") || !doc.at("sources").is_object())
+      return "the run records no fingerprints of its sources (it predates them), so what it measured is unknown: "
+             "cite a run that records them";
     if (sources_.empty()) sources_ = grader::course_sources(context_.repo_root / "labs");
-    const auto& recorded = doc.at("sources").at(lab);
-    return grader::stale_sources(lab, recorded.is_string() ? recorded.get<std::string>() : "", sources_);
+    const auto recorded = doc.at("sources").find(lab);
+    return grader::stale_sources(lab, recorded != doc.at("sources").end() && recorded->is_string()
+                                          ? recorded->get<std::string>()
+                                          : "none",
+                                 sources_);
   }
 
   // `<!-- to measure: FILE PATH -->`: a number not measured yet, named by where it will come from, with no number

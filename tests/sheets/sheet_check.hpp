@@ -6,6 +6,7 @@
 //   <!-- measured: h200.json <path> / <path> -->6.2x          a ratio of two values of that file
 //   <!-- measured: h200.json <path> * 0.001 -->31.5 TFLOP/s   a value times a constant (a unit change)
 //   <!-- measured: h200-lab06-bank-conflicts.txt -->65,951,034   a text file: the number as the file prints it
+//   <!-- measured on older sources: h200.json <path> -->1.98 ms   a number of code the sheet says was changed since
 //
 // A path walks the JSON: `.key`, `["key"]` (any key), `[N]` (an array index) and `[key=value]` (the one array element
 // whose `key` is `value`; none or several is an error). The number right after the marker must equal the value rounded to the digits
@@ -13,6 +14,11 @@
 // the rest of its paragraph (or up to `<!-- /napkin -->`) exempt. Everything else that looks like a measurement is a finding: a number with a unit of time or rate, and, in a
 // paragraph that speaks of measuring (or of anchors), a decimal, a percentage or a ratio. So is a file a sheet cites
 // (in backticks, as a link, or as results/...) that is not in the repository.
+//
+// A value of a `grade` results file must come from a run that recorded the fingerprints of its lab's sources (the lab
+// the path's `labs[lab=N]` names, else the sheet's), and they must be the tree's: the number measured the code that
+// ships. A sentence about code the course has since changed (what a fix saved) cites that older run with `measured on
+// older sources:`, whose value is checked and whose sources are not.
 //
 // A number not measured yet is a placeholder that names where it will come from, with no number after it:
 //
@@ -41,6 +47,9 @@ struct Finding {
 struct Context {
   std::filesystem::path repo_root;
   std::filesystem::path sheet_dir;  // citations are tried relative to the sheet first
+  /// Whether a `grade` results file's fingerprints are held against the tree (stale or missing ones are findings);
+  /// off only where a test of the markers' mechanics reads old results files that predate fingerprints.
+  bool fingerprints = true;
 };
 
 /// The value at `path` in `doc`, or an error message (in `error`) when the path points at nothing or is ambiguous.

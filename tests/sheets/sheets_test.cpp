@@ -21,7 +21,8 @@ using Catch::Matchers::ContainsSubstring;
 
 const fs::path kRepo = COURSE_SOURCE_DIR;
 
-sheets::Context in_lab1() { return {kRepo, kRepo / "labs" / "01_coalescing"}; }
+// The markers' mechanics, read from old results files that predate the fingerprints (their own tests are below).
+sheets::Context in_lab1() { return {kRepo, kRepo / "labs" / "01_coalescing", false}; }
 
 std::string all(const std::vector<sheets::Finding>& findings) {
   std::string s;
@@ -432,7 +433,40 @@ TEST_CASE("a marked number from a run of other sources than the tree's is a find
   CHECK_THAT(f[0].what, ContainsSubstring("the run measured lab1's sources at") &&
                             ContainsSubstring("measure the lab again and cite the new run"));
 
-  results(false);  // a run from before the fingerprints: nothing to compare
+  results(false);  // a run from before the fingerprints: what it measured is unknown
+  const auto unknown = sheets::check_sheet(sheet, context);
+  REQUIRE(unknown.size() == 1);
+  CHECK_THAT(unknown[0].what, ContainsSubstring("the run records no fingerprints of its sources"));
+  // A sentence about code since changed says so: its value is still checked, its sources are not.
+  const std::string older = "It took <!-- measured on older sources: run.json runs[impl=reference].labs[lab=1].ms -->";
+  CHECK(all(sheets::check_sheet(older + "1.5 ms.\n", context)) == "");
+  CHECK(sheets::check_sheet(older + "1.7 ms.\n", context).size() == 1);
+
+  // An experiment's JSON (no "runs") measures code of its own: not compared.
+  write(root / "results" / "bench.json", nlohmann::json{{"ms", 1.5}}.dump());
+  CHECK(all(sheets::check_sheet("It took <!-- measured: bench.json ms -->1.5 ms.\n", context)) == "");
+  fs::remove_all(root);
+}
+
+TEST_CASE("a marked number of another lab is held against that lab's fingerprint, not the sheet's", "[sheets]") {
+  const fs::path root = fs::temp_directory_path() / ("sheets-other-lab-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  for (const char* lab : {"01_x", "02_y"}) {
+    fs::create_directories(root / "labs" / lab);
+    fs::create_directories(root / "solutions" / lab);
+    std::ofstream(root / "solutions" / lab / "solution.cu") << "// v1\n";
+  }
+  fs::create_directories(root / "results");
+  nlohmann::json doc = {{"runs", {{{"impl", "reference"}, {"labs", {{{"lab", 2}, {"ms", 2.5}}}}}}}};
+  doc["sources"] = grader::course_sources(root / "labs");
+  std::ofstream(root / "results" / "run.json") << doc.dump();
+  const sheets::Context context{root, root / "labs" / "01_x"};
+  const std::string sheet = "Lab 2's took <!-- measured: run.json runs[impl=reference].labs[lab=2].ms -->2.5 ms.\n";
   CHECK(all(sheets::check_sheet(sheet, context)) == "");
+
+  std::ofstream(root / "solutions" / "02_y" / "solution.cu") << "// v2\n";  // lab 2 changed, this sheet's lab not
+  const auto f = sheets::check_sheet(sheet, context);
+  REQUIRE(f.size() == 1);
+  CHECK_THAT(f[0].what, ContainsSubstring("the run measured lab2's sources at"));
   fs::remove_all(root);
 }
