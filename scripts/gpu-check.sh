@@ -19,7 +19,8 @@
 # starts it again: class-resume.txt), `scaling` (the same class on one GPU and on every GPU of the host, or
 # SCALING_GPUS, sanitized, SCALING_STUDENTS a GPU: scaling.txt with the rates, the scaling, each GPU's share and every
 # lab's largest reference-as-student ratio; scaling-gN.txt and .json; scaling-gN-host.txt, the host's CPU load while
-# it ran (scripts/host_load.py); scaling-phases.txt, where a student's seconds went on each GPU count; with
+# it ran (scripts/host_load.py); scaling-phases.txt, where a student's seconds went on each GPU count;
+# scaling-timeline.txt, how long two or more workers were in the same step at once (scripts/class_timeline.py); with
 # SCALING_ALONE_CPUS=LIST also one GPU's class held to those CPUs, g1c), `repeatability` (every lab's baseline, reference and known-middle fixture graded as the
 # student REPEAT_BASELINE, REPEAT_REFERENCE and REPEAT_MIDDLE times, default 10, 10, 5: each exercise's performance
 # fraction over the repeats in repeatability.txt, the grades in repeatability-IMPL.json, the goals met or missed in
@@ -401,6 +402,8 @@ awk '/^steady state on/ { g = $4 + 0; t[g] = $6 } END { for (g in t) if (g > 1 &
   "$out/scaling.txt" | tee -a "$out/scaling.txt"
 # Where each student's seconds went on each GPU count: what the workers contend for.
 python3 "$root/scripts/class_phases.py" "$out"/scaling-g*.json >"$out/scaling-phases.txt" 2>&1 || status=1
+# Whether the workers still grade in step: the seconds two or more were in the same step at once.
+python3 "$root/scripts/class_timeline.py" "$out"/scaling-g*.json >"$out/scaling-timeline.txt" 2>&1 || status=1
 fi
 
 if runs experiments; then

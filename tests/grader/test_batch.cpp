@@ -539,6 +539,39 @@ TEST_CASE("on two GPUs the workers' sanitizer runs take turns: no two workers' r
   CHECK(gpus == std::set<std::string>{"0", "1"});
   for (const char* name : {"alice", "bob", "carol", "dave"})
     CHECK(c.student_file(name).at("runs").at(0).at("labs").at(0).at("score").get<double>() == 20.0);
+
+  // Each record says when its steps ran on the host's monotonic clock, in order: the checks, the sanitizer runs
+  // (which hold the spans the tool logged), the lab's own step. Two workers' sanitizer steps never overlap either.
+  std::vector<std::pair<double, double>> sanitizer_steps;
+  for (const char* name : {"alice", "bob", "carol", "dave"}) {
+    const json steps = c.student_file(name).at("grading").at("steps");
+    INFO(name << ": " << steps.dump());
+    const auto from = [&](const json& span) { return span.at(0).get<double>(); };
+    const auto to = [&](const json& span) { return span.at(1).get<double>(); };
+    CHECK(from(steps.at("checks")) > 0);
+    CHECK(from(steps.at("checks")) <= to(steps.at("checks")));
+    CHECK(to(steps.at("checks")) <= from(steps.at("sanitizer")));
+    CHECK(to(steps.at("sanitizer")) - from(steps.at("sanitizer")) >= 0.4);  // the tool's two runs at once
+    REQUIRE(steps.at("labs").size() == 1);
+    CHECK(steps.at("labs").at(0).at("lab") == 1);
+    CHECK(to(steps.at("sanitizer")) <= from(steps.at("labs").at(0).at("span")));
+    sanitizer_steps.emplace_back(from(steps.at("sanitizer")), to(steps.at("sanitizer")));
+  }
+  int overlapping = 0;
+  for (std::size_t i = 0; i < sanitizer_steps.size(); ++i)
+    for (std::size_t j = i + 1; j < sanitizer_steps.size(); ++j)
+      overlapping += sanitizer_steps[i].second > sanitizer_steps[j].first &&
+                     sanitizer_steps[j].second > sanitizer_steps[i].first;
+  CHECK(overlapping == 0);
+
+  // scripts/class_timeline.py reads the same from the class file: no second of two workers' sanitizer steps at once.
+  const auto timeline = run({"python3", std::string(COURSE_SOURCE_DIR) + "/scripts/class_timeline.py",
+                             (c.results / "class.json").string()});
+  INFO(timeline.out << timeline.err);
+  CHECK(timeline.exit_code == 0);
+  CHECK_THAT(timeline.out, ContainsSubstring(": 2 worker(s); seconds with two or more workers in the step at once"));
+  CHECK_THAT(timeline.out, ContainsSubstring("\n  sanitizer       0.0 / "));
+  CHECK_THAT(timeline.out, ContainsSubstring("\n  lab1 "));
 }
 
 TEST_CASE("a student's sanitizer runs wait for the host's turn while another holds it, and the wait is recorded",

@@ -175,6 +175,21 @@ struct LabToGrade {
   GradeOptions options;
 };
 
+/// When grade_labs()'s steps ran, in seconds of the host's monotonic clock (CLOCK_MONOTONIC: one clock for every
+/// process of the host, so the steps of a batch's workers can be laid side by side and their overlaps read).
+struct GradingSteps {
+  struct Span {
+    double from = 0, to = 0;
+  };
+  Span checks;                             ///< every lab's check runs at once
+  Span sanitizer;                          ///< the lab-wide sanitizer runs, from the turn held; empty if none ran
+  /// Each lab's own step (the rest of its sanitizer runs, its timed and concept runs), by lab number, in the order run.
+  std::vector<std::pair<int, Span>> labs;
+};
+
+/// The host's monotonic clock in seconds: what GradingSteps holds.
+double monotonic_seconds();
+
 /// Grades several labs as grade_lab() grades one, with every check of every built lab run at once first (checks are
 /// never timed), then each lab's sanitizer, timed and concept runs, lab after lab, so that no timed run shares the
 /// GPU. On an H200 that saved 1 s of the 19 s seven labs' checks took lab by lab (docs/protocol.md). The labs go in
@@ -183,8 +198,10 @@ struct LabToGrade {
 /// left. With a sanitizer lock in their options (a batch), the lab-wide sanitizer runs wait for the host's sanitizer
 /// turn. `done` (may be empty) is called with each lab's result as soon as it is finished, in the order they ran;
 /// the results returned are in the order of `labs`. Each result's wall_s is the time since the lab that ran before it
-/// finished (the first's includes every lab's checks): they add up to the whole.
-std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done);
+/// finished (the first's includes every lab's checks): they add up to the whole. `steps`, where given, gets
+/// when each step ran.
+std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done,
+                                  GradingSteps* steps = nullptr);
 
 
 }  // namespace grader

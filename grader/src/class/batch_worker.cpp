@@ -107,7 +107,8 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
     labs.push_back({lab.lab, &lab.manifest, std::move(options)});
   }
   // Every lab's checks at once, then each lab's timed runs (grade_labs()).
-  for (LabResult& result : grade_labs(labs, {})) {
+  GradingSteps steps;
+  for (LabResult& result : grade_labs(labs, {}, &steps)) {
     builds[record.labs.size()]["max_score"] = result.max_score();  // a lab not built still has its points possible
     const std::string& why = unbuilt[record.labs.size()];
     if (!why.empty()) {
@@ -131,10 +132,18 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
     file["error"] = error;
   }
   file["builds"] = std::move(builds);
-  // Where and how long this student was graded: the batch's summary gives each GPU's rate from it.
+  // Where and how long this student was graded: the batch's summary gives each GPU's rate from it; and when each step
+  // ran on the host's monotonic clock, so that several workers' steps can be laid side by side
+  // (scripts/class_timeline.py: do the workers' checks and sanitizer runs still come at the same moments?).
+  const auto span = [](const GradingSteps::Span& s) { return json::array({s.from, s.to}); };
+  json lab_steps = json::array();
+  for (const auto& [number, s] : steps.labs) lab_steps.push_back({{"lab", number}, {"span", span(s)}});
   file["grading"] = {{"gpu", gpu},
                      {"cpus", format_cpu_list(allowed_cpus())},
-                     {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()}};
+                     {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()},
+                     {"steps", {{"checks", span(steps.checks)},
+                                {"sanitizer", steps.sanitizer.to > 0 ? span(steps.sanitizer) : json(nullptr)},
+                                {"labs", std::move(lab_steps)}}}};
   write_atomically(setup.results / "students" / (student.name + ".json"), file);
   std::error_code ignored;
   if (!setup.keep_work) fs::remove_all(work, ignored);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <deque>
 #include <optional>
 #include <system_error>
@@ -378,7 +379,16 @@ LabResult grade_lab(const LabEntry& lab, const Manifest& manifest, const GradeOp
   return r;
 }
 
-std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done) {
+double monotonic_seconds() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done,
+                                  GradingSteps* steps) {
+  GradingSteps unused;
+  GradingSteps& step = steps ? *steps : unused;
   // Every lab's header first (a bad seed list throws here, before anything runs), then every check of every built
   // lab at once, then every lab's lab-wide sanitizer runs at once, then the rest of each lab's sanitizer runs and its
   // timed and concept runs, lab after lab.
@@ -399,6 +409,7 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
       checks.push_back(std::move(*check));
     }
   }
+  step.checks.from = monotonic_seconds();
   const std::vector<ProcessResult> runs = run_processes(checks, kUntimedRunsAtOnce);
   // Every lab's lab-wide sanitizer runs at once, as the checks (kUntimedRunsAtOnce bounds them still): lab after lab,
   // each lab's one to three runs made their contexts one at a time between two labs' timed runs.
@@ -419,6 +430,7 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   std::optional<std::filesystem::path> sanitizer_lock;  // the first lab's with sanitizer runs (a batch gives all one)
   for (std::size_t i = 0; i < labs.size() && !sanitizer_lock; ++i)
     if (!sanitizer[i].lab_wide.empty()) sanitizer_lock = labs[i].options.sanitizer_lock;
+  step.checks.to = monotonic_seconds();  // with the checks run again alone, where any were
   std::vector<ProcessResult> sanitized;
   {
     const auto asked = std::chrono::steady_clock::now();
@@ -426,7 +438,9 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
     for (std::size_t i = 0; i < labs.size(); ++i)
       if (sanitizer_lock && !sanitizer[i].lab_wide.empty()) results[i].sanitizer_wait_s = waited;
+    if (!lab_wide.empty()) step.sanitizer.from = monotonic_seconds();
     sanitized = run_processes(lab_wide, kUntimedRunsAtOnce);
+    if (!lab_wide.empty()) step.sanitizer.to = monotonic_seconds();
   }
   // The timed steps, lab after lab. Where the host link's turns are taken (a batch: GradeOptions::host_link_lock), a
   // lab whose timed runs cross it goes first, claimed for its whole run (a HostLock on the turns' lock file with
@@ -456,6 +470,7 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     pending.erase(next);
     if (!crosses_host_link(i)) claim.reset();
     LabResult& r = results[i];
+    const double from = monotonic_seconds();
     if (graders[i] && lab_check[i]) {
       const auto first = sanitized.begin() + static_cast<std::ptrdiff_t>(first_of[i]);
       r.exercises = graders[i]->finish_grading(
@@ -464,6 +479,7 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     const auto now = std::chrono::steady_clock::now();
     r.wall_s = std::chrono::duration<double>(now - last).count();
     last = now;
+    step.labs.push_back({r.number, {from, monotonic_seconds()}});
     if (done) done(r);
   }
   return results;
