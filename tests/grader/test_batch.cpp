@@ -274,7 +274,6 @@ TEST_CASE("a class graded on two GPU kinds says so: a partial solution's points 
   student("cat", "NVIDIA H200");
   student("dan", nullptr);
   const auto mixed = batch::merge_class({dir.path}, "2026-11-27T00:00:00Z", "abc1234");
-  CHECK(mixed.at("gpu_kinds") == json{{"NVIDIA H100 80GB HBM3", 1}, {"NVIDIA H200", 2}});
   CHECK_THAT(batch::format_summary(mixed, 3, std::chrono::seconds(3)),
              ContainsSubstring("graded on 2 GPU kinds: NVIDIA H100 80GB HBM3 (1 students), NVIDIA H200 (2 students); "
                                "a partial solution's performance points depend on the kind: grade a class on one "
@@ -282,7 +281,6 @@ TEST_CASE("a class graded on two GPU kinds says so: a partial solution's points 
 
   fs::remove(dir.path / "amy.json");
   const auto one = batch::merge_class({dir.path}, "2026-11-27T00:00:00Z", "abc1234");
-  CHECK(one.at("gpu_kinds") == json{{"NVIDIA H200", 2}});
   CHECK_THAT(batch::format_summary(one, 2, std::chrono::seconds(2)), !ContainsSubstring("GPU kinds"));
 }
 
@@ -709,7 +707,6 @@ TEST_CASE("grade merge combines the shards of several machines into one class fi
   CHECK(merged.contains("date"));
   CHECK(names(merged) == std::vector<std::string>{"amy", "bob", "cat", "dan", "eve"});
   for (const json& row : merged.at("students")) CHECK(row.at("error").is_null());
-  CHECK(merged.at("gpu_kinds") == json{{"Fake GPU 80GB", 5}});
 
   // A class file is an input too; a student in two inputs is an error, not a silent choice.
   const auto again = run({GRADE_EXE, "merge", out.string(), (c.dir.path / "a").string(), "--output",

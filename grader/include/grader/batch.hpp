@@ -90,8 +90,7 @@ void write_atomically(const std::filesystem::path& file, const nlohmann::json& v
 nlohmann::json class_row(const nlohmann::json& file);
 
 /// The class file from per-student files, folders of them (a batch's results folder or its students/ folder) and
-/// class files (shards): {"schema": 1, "kind": "class", "date", "commit", "gpu_kinds", "students": [...]} sorted by
-/// student; `gpu_kinds` maps each GPU its students were graded on (their results' machine) to how many.
+/// class files (shards): {"schema": 1, "kind": "class", "date", "commit", "students": [...]} sorted by student.
 /// Throws std::runtime_error for an unreadable input or a student found twice.
 nlohmann::json merge_class(const std::vector<std::filesystem::path>& inputs, const std::string& date,
                            const std::string& commit);

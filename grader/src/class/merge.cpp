@@ -131,9 +131,7 @@ json merge_class(const std::vector<fs::path>& inputs, const std::string& date, c
   }
   json students = json::array();
   for (auto& [name, row] : by_student) students.push_back(std::move(row));
-  json kinds = gpu_kinds(students);
-  return {{"schema", 1}, {"kind", "class"}, {"date", date}, {"commit", commit}, {"gpu_kinds", std::move(kinds)},
-          {"students", std::move(students)}};
+  return {{"schema", 1}, {"kind", "class"}, {"date", date}, {"commit", commit}, {"students", std::move(students)}};
 }
 
 std::string format_summary(const json& class_file, int graded_now, std::chrono::duration<double> elapsed) {
