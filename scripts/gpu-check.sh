@@ -33,7 +33,8 @@
 # when it starts on a fresh machine (cmake + make -j16: about 70 s), and bring OUT_DIR back as one tar file. On an
 # H100 (commits f53ea7b and 94a7821): `tests` 9.5 minutes (433 tests six at a time), `grade` 5.5, `bench` 2.2
 # (133 s of grading), `counters` 2. GPU_CHECK_TESTS=REGEX splits `tests` over two calls, e.g. '^lab[1-4]\.' and
-# '^(lab[5-7]|harness|grader|labs|kit|stubs)\.'.
+# '^(lab[5-7]|harness|grader|labs|kit|stubs)\.'. Phases that take longer than one call (a class on four GPUs, the
+# repeatability benchmark) go through scripts/gpu-detached.sh, which runs them on past the call that starts them.
 #
 # GPU_CHECK_EXPERIMENTS="lab04_bytes_in_flight lab05_naive" runs only those experiments (default: every one).
 # GPU_CHECK_SANITIZE=0 leaves out `tests`' step that grades lab 1 under compute-sanitizer (up to 3 minutes).
