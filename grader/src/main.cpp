@@ -29,6 +29,7 @@
 #include "grader/lab_run.hpp"
 #include "grader/manifest.hpp"
 #include "grader/process.hpp"
+#include "grader/repeatability.hpp"
 #include "grader/report.hpp"
 #include "grader/sources_hash.hpp"
 #include "grader/sanitize.hpp"
@@ -377,18 +378,20 @@ void report_repeats(int repeats, Report& report) {
                        {"max_score", s.max_score}, {"percent", s.percent}});
   }
   fmt::print("largest repeat spread: {:.1f}% of max score over {} repeats\n\n", largest, repeats);
-  // Each exercise's f (the repeatability benchmark's number): its range over the repeats that graded performance.
+  // Each exercise's f (the repeatability benchmark's number): its range over the repeats that graded performance,
+  // read from the results as `grade repeatability` reads a results file.
   nlohmann::json fractions = nlohmann::json::array();
-  for (const auto& s : fraction_spreads(report.runs)) {
-    const auto range = s.graded > 0 ? fmt::format("f {:.3f} to {:.3f} (spread {:.3f})", s.lowest, s.highest,
-                                                  s.highest - s.lowest)
-                                    : std::string("f not graded");
-    fmt::print("repeat f lab{} {} ({}): {} over {} graded repeats{}\n", s.lab, s.exercise, s.impl, range, s.graded,
-               s.other > 0 ? fmt::format(", {} not graded", s.other) : "");
-    fractions.push_back({{"lab", s.lab}, {"exercise", s.exercise}, {"impl", s.impl},
-                         {"lowest", s.graded > 0 ? nlohmann::json(s.lowest) : nlohmann::json(nullptr)},
-                         {"highest", s.graded > 0 ? nlohmann::json(s.highest) : nlohmann::json(nullptr)},
-                         {"graded", s.graded}, {"not_graded", s.other}});
+  for (const auto& r : repeated_fractions({to_json(report)})) {
+    const auto graded = static_cast<int>(r.fractions.size());
+    const auto [low, high] = std::minmax_element(r.fractions.begin(), r.fractions.end());
+    const auto range = graded > 0 ? fmt::format("f {:.3f} to {:.3f} (spread {:.3f})", *low, *high, *high - *low)
+                                  : std::string("f not graded");
+    fmt::print("repeat f lab{} {} ({}): {} over {} graded repeats{}\n", r.lab, r.exercise, r.impl, range, graded,
+               r.not_graded > 0 ? fmt::format(", {} not graded", r.not_graded) : "");
+    fractions.push_back({{"lab", r.lab}, {"exercise", r.exercise}, {"impl", r.impl},
+                         {"lowest", graded > 0 ? nlohmann::json(*low) : nlohmann::json(nullptr)},
+                         {"highest", graded > 0 ? nlohmann::json(*high) : nlohmann::json(nullptr)},
+                         {"graded", graded}, {"not_graded", r.not_graded}});
   }
   fmt::print("\n");
   report.repeat_spread = {{"largest_percent", largest}, {"labs", std::move(spreads)},

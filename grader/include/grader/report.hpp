@@ -65,19 +65,6 @@ struct Spread {
 /// The spread of every (lab, impl) pair over the runs, in the order first seen.
 std::vector<Spread> repeat_spreads(const std::vector<RunRecord>& runs);
 
-/// How much one exercise's performance fraction f moved between repeats of the same implementation: the
-/// repeatability benchmark's number (scripts/gpu-check.sh repeatability).
-struct FractionSpread {
-  int lab = 0;
-  std::string exercise, impl;
-  double lowest = 1, highest = 0;  ///< over the repeats whose performance was graded (status ok)
-  int graded = 0;                  ///< repeats with status ok
-  int other = 0;                   ///< repeats with any other status (not graded: f says nothing there)
-};
-
-/// The spread of f of every (lab, exercise, impl) worth performance points over the runs, in the order first seen.
-std::vector<FractionSpread> fraction_spreads(const std::vector<RunRecord>& runs);
-
 /// `time` in ISO-8601 UTC, e.g. "2026-01-31T12:00:00Z".
 std::string iso8601_utc(std::chrono::system_clock::time_point time);
 

@@ -298,25 +298,4 @@ std::vector<Spread> repeat_spreads(const std::vector<RunRecord>& runs) {
   return spreads;
 }
 
-std::vector<FractionSpread> fraction_spreads(const std::vector<RunRecord>& runs) {
-  std::vector<FractionSpread> spreads;
-  for (const auto& run : runs)
-    for (const auto& lab : run.labs)
-      for (const auto& x : lab.exercises) {
-        if (x.performance_max <= 0) continue;
-        auto it = std::find_if(spreads.begin(), spreads.end(), [&](const FractionSpread& s) {
-          return s.lab == lab.number && s.exercise == x.name && s.impl == run.impl;
-        });
-        if (it == spreads.end()) it = spreads.insert(spreads.end(), {lab.number, x.name, run.impl});
-        if (x.status != Status::kOk) {
-          ++it->other;
-          continue;
-        }
-        ++it->graded;
-        it->lowest = std::min(it->lowest, x.score.perf_fraction);
-        it->highest = std::max(it->highest, x.score.perf_fraction);
-      }
-  return spreads;
-}
-
 }  // namespace grader
