@@ -12,6 +12,7 @@
 # it says "done". Keep SECONDS well below the call's limit (and the session's device time left): the tar is made
 # after the wait, and a call stopped at its limit brings nothing back. `wait` says at once when the job ended without
 # finishing (its session was killed, the machine is a fresh one): no call is spent waiting on a job that is gone.
+# `start` refuses a NAME whose job is still running (it would delete the job's files under it).
 # GPU_DETACHED_DIR (default /tmp/gpu-detached) holds the jobs; GPU_CHECK (default: the copy's scripts/gpu-check.sh)
 # is what each step runs.
 set -uo pipefail
@@ -25,6 +26,10 @@ start)
   shift 3
   dir=$jobs/$name
   root=$(cd "$(dirname "$0")/.." && pwd)
+  if [ ! -f "$dir/done" ] && [ -s "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
+    echo "job $name is still running (session $(cat "$dir/pid")): wait for it, or name another" >&2
+    exit 2
+  fi
   rm -rf "$dir" && mkdir -p "$dir/tree" "$dir/out" || exit 1
   # The tree without its build folders and history (gpu-check.sh builds in a folder of its own).
   tar -C "$root" --exclude=./.git --exclude='./build*' -cf - . | tar -C "$dir/tree" -xf - || exit 1

@@ -48,12 +48,14 @@ if(NOT out MATCHES "out/ran-one" OR NOT out MATCHES "console-two.txt" OR out MAT
   message(FATAL_ERROR "the tar should hold the steps' files and not the copied tree:\n${out}")
 endif()
 
-# A job still running: `wait` says so when its time is up; once its session is killed, `wait` says so at once.
+# A job still running: `wait` says so when its time is up, and `start` will not start it over; once its session is
+# killed, `wait` says so at once.
 run(0 ${SCRIPT} start h abc1234 hang)
 run(0 ${SCRIPT} wait h 1)
 if(NOT out MATCHES "still running after 1 s")
   message(FATAL_ERROR "a running job was not reported as running:\n${out}")
 endif()
+run(2 ${SCRIPT} start h abc1234 one)  # a running job's folder is not started over
 file(READ ${WORK}/jobs/h/pid pid)
 string(STRIP "${pid}" pid)
 run(0 kill -KILL -- -${pid})
