@@ -384,10 +384,7 @@ void report_repeats(int repeats, Report& report) {
   for (const auto& r : repeated_fractions({to_json(report)})) {
     const auto graded = static_cast<int>(r.fractions.size());
     const auto [low, high] = std::minmax_element(r.fractions.begin(), r.fractions.end());
-    const auto range = graded > 0 ? fmt::format("f {:.3f} to {:.3f} (spread {:.3f})", *low, *high, *high - *low)
-                                  : std::string("f not graded");
-    fmt::print("repeat f lab{} {} ({}): {} over {} graded repeats{}\n", r.lab, r.exercise, r.impl, range, graded,
-               r.not_graded > 0 ? fmt::format(", {} not graded", r.not_graded) : "");
+    fmt::print("repeat f lab{} {} ({}): {}\n", r.lab, r.exercise, r.impl, describe_fractions(r));
     fractions.push_back({{"lab", r.lab}, {"exercise", r.exercise}, {"impl", r.impl},
                          {"lowest", graded > 0 ? nlohmann::json(*low) : nlohmann::json(nullptr)},
                          {"highest", graded > 0 ? nlohmann::json(*high) : nlohmann::json(nullptr)},

@@ -24,6 +24,10 @@ struct RepeatedFraction {
 /// up), in the order first seen. Throws std::runtime_error naming what is missing when one is not a results file.
 std::vector<RepeatedFraction> repeated_fractions(const std::vector<nlohmann::json>& results);
 
+/// f's range over the repeats as a person reads it: "f 0.500 to 1.000 (spread 0.500) over 2 repeats", or "f never
+/// graded", then ", N not graded" where some repeats were not.
+std::string describe_fractions(const RepeatedFraction& r);
+
 /// The goals, as fixed points of f: a grade that noise decides is not a grade.
 inline constexpr double kBaselineFractionAtMost = 0.05;  ///< the baseline as the student, in every repeat
 inline constexpr double kMiddleSpreadAtMost = 0.10;      ///< a middle's highest f less its lowest

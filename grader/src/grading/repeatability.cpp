@@ -20,15 +20,6 @@ const json& field(const json& j, const char* key, bool (json::*is)() const noexc
   return *it;
 }
 
-std::string range_of(const RepeatedFraction& r) {
-  const auto [low, high] = std::minmax_element(r.fractions.begin(), r.fractions.end());
-  auto text = r.fractions.empty() ? std::string("f never graded")
-                                  : fmt::format("f {:.3f} to {:.3f} (spread {:.3f}) over {} repeats", *low, *high,
-                                                *high - *low, r.fractions.size());
-  if (r.not_graded > 0) text += fmt::format(", {} not graded", r.not_graded);
-  return text;
-}
-
 // Every repeat graded, and each f within [lowest, highest].
 bool all_within(const RepeatedFraction& r, double lowest, double highest) {
   return r.not_graded == 0 && !r.fractions.empty() &&
@@ -39,6 +30,15 @@ bool all_within(const RepeatedFraction& r, double lowest, double highest) {
 constexpr double kSlack = 1e-9;
 
 }  // namespace
+
+std::string describe_fractions(const RepeatedFraction& r) {
+  const auto [low, high] = std::minmax_element(r.fractions.begin(), r.fractions.end());
+  auto text = r.fractions.empty() ? std::string("f never graded")
+                                  : fmt::format("f {:.3f} to {:.3f} (spread {:.3f}) over {} repeats", *low, *high,
+                                                *high - *low, r.fractions.size());
+  if (r.not_graded > 0) text += fmt::format(", {} not graded", r.not_graded);
+  return text;
+}
 
 std::vector<RepeatedFraction> repeated_fractions(const std::vector<json>& results) {
   std::vector<RepeatedFraction> out;
@@ -78,13 +78,13 @@ std::vector<RepeatabilityGoal> repeatability_goals(const std::vector<RepeatedFra
   };
   for (const auto& r : these) {
     if (r.impl == "baseline")
-      add(r, fmt::format("f <= {:.2f} in every repeat", kBaselineFractionAtMost), range_of(r),
+      add(r, fmt::format("f <= {:.2f} in every repeat", kBaselineFractionAtMost), describe_fractions(r),
           all_within(r, 0, kBaselineFractionAtMost));
     else if (r.impl == "reference")
-      add(r, "f = 1 in every repeat", range_of(r), all_within(r, 1 - kSlack, 1 + kSlack));
+      add(r, "f = 1 in every repeat", describe_fractions(r), all_within(r, 1 - kSlack, 1 + kSlack));
     else if (r.impl == "middle") {
       const auto [low, high] = std::minmax_element(r.fractions.begin(), r.fractions.end());
-      add(r, fmt::format("spread of f <= {:.2f}", kMiddleSpreadAtMost), range_of(r),
+      add(r, fmt::format("spread of f <= {:.2f}", kMiddleSpreadAtMost), describe_fractions(r),
           r.not_graded == 0 && !r.fractions.empty() && *high - *low <= kMiddleSpreadAtMost + kSlack);
     }
   }
