@@ -1,12 +1,17 @@
 // The repeatability benchmark's verdict (grader/repeatability.hpp): each exercise's f over repeated gradings, held
 // against the goals, and one GPU kind's middles against another's; and `grade repeatability` on a real results file.
 
+#include <algorithm>
+#include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "grader/formula.hpp"
+#include "grader/manifest.hpp"
 #include "grader/repeatability.hpp"
 #include "support.hpp"
 
@@ -125,4 +130,64 @@ TEST_CASE("grade repeatability reads grade's own results files and exits 4 on a 
   const auto unreadable = run_grade(dir, {"repeatability", (dir.path / "broken.json").string()}, {}, true);
   CHECK(unreadable.process.exit_code == 1);
   CHECK_THAT(unreadable.process.err, ContainsSubstring("broken.json: a run: no impl"));
+}
+
+namespace {
+
+// f of lab `lab`'s exercise `name` in every repeat of a repeatability results file, scored again from its recorded
+// medians by today's manifest: what the same times would earn under the scale that ships.
+std::vector<double> rescored(const std::string& file, int lab, const std::string& name) {
+  std::ifstream in(std::string(COURSE_SOURCE_DIR) + "/results/" + file);
+  REQUIRE(in);
+  const json doc = json::parse(in);
+  const auto manifest = grader::load_manifest(std::string(COURSE_LABS_DIR) + "/01_coalescing/manifest.json");
+  const auto spec = std::find_if(manifest.exercises.begin(), manifest.exercises.end(),
+                                 [&](const grader::ExerciseSpec& e) { return e.name == name; });
+  REQUIRE(spec != manifest.exercises.end());
+  std::vector<double> fs;
+  for (const json& run : doc.at("runs"))
+    for (const json& l : run.at("labs"))
+      for (const json& x : l.at("exercises"))
+        if (l.at("lab") == lab && x.at("name") == name) {
+          grader::ScoreInputs s;
+          s.performance_points = spec->performance_points;
+          s.tests_passed = s.tests_total = 1;
+          s.timed_run_correct = true;
+          s.student_ms = x.at("median_ms").at("student");
+          s.reference_ms = x.at("median_ms").at("reference");
+          s.baseline_ms = x.at("median_ms").at("baseline");
+          s.full_marks_at = manifest.full_marks_at;
+          s.zero_at_most = spec->zero_at_most;
+          s.zero_margin = spec->zero_margin;
+          fs.push_back(grader::score_exercise(s).perf_fraction);
+        }
+  REQUIRE(!fs.empty());
+  return fs;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+}  // namespace
+
+TEST_CASE("lab 01's column_sums grades one kernel alike on an H100 and an H200, and its stub at zero on both",
+          "[grader][repeatability]") {
+  // The known middle runs at the same share of the reference's speed on both kinds, while the stub, whose strided
+  // reads did not get faster with the memory, sits further from the reference on the H200: with the zero at the
+  // baseline, the middle's median f was 0.517 on the H100 and 0.636 on the H200 (the H200 run's
+  // repeatability-goals.txt). The manifest's zero_at_most ties the zero to the reference instead.
+  const double h100 = median_of(rescored("2026-11-27-h100-a4961cc/repeatability-middle.json", 1, "column_sums"));
+  const double h200 = median_of(rescored("2026-11-27-h200-d3f78d9/repeatability-middle.json", 1, "column_sums"));
+  CAPTURE(h100, h200);
+  CHECK(h100 > 0.2);
+  CHECK(h100 < 0.8);
+  CHECK(std::abs(h100 - h200) <= grader::kKindsApartAtMost);
+  for (const std::string file : {"2026-11-27-h100-a4961cc/repeatability-baseline.json",
+                                 "2026-11-27-h200-d3f78d9/repeatability-baseline.json"})
+    for (const double f : rescored(file, 1, "column_sums")) {
+      CAPTURE(file);
+      CHECK(f <= grader::kBaselineFractionAtMost);
+    }
 }

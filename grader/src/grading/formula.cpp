@@ -28,7 +28,8 @@ namespace grader {
 //   with the baseline's process, so neither does a kernel's f, and the shipped code, timed as the student, still
 //   earns nothing wherever its time is above z * t_r (lab 07's pinned_memory: a round trip through pageable memory
 //   takes what the host's page handling gives the process, 2.5 to 8.5 times the pinned reference; its sheet says
-//   more).
+//   more; lab 01's column_sums: its stub's strided reads take about as long on a GPU whose memory is half again as
+//   fast, so a zero at the baseline would sit further from the reference there and grade the same kernel higher).
 //
 //   Graded by a metric instead (the manifest's `graded_by`, lab 07's pipelines): with m_s and m_r the student's and
 //   the reference's values of it in the same run (0 at the baseline, higher when better) and k its full_marks_at,
