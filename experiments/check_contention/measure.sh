@@ -7,12 +7,13 @@
 #   one-gpu  every lab's check at once on GPU 0 (one worker's check step)
 #   all-gpus every lab's check at once on each GPU, each GPU's runs on its own CPUs (every worker's check step)
 #   beside   lab PROBE_LAB alone on GPU 0 while every other GPU runs every lab's check: what the other GPUs alone do
-#            to a run that has its GPU to itself; then the same under strace -c (if the machine has it), beside the
-#            same run alone under strace, to see which system calls (the driver's ioctls among them) grew
+#            to a run that has its GPU to itself
+# During each, experiments/check_contention/sample.py samples where the lab processes' threads are (on a CPU, or in
+# which system call and kernel function), since the GPU machine has no strace or perf.
 # Checks are the reference's (`--impl reference`) at seeds 1,2,3, with the manifests' work queues (a grading process's
 # CUDA_DEVICE_MAX_CONNECTIONS). Run on the GPU machine from the repository root with a built BUILD_DIR (default
 # /tmp/course-build); prints one line per run (`scenario gpu lab seconds exit`) and each scenario's wall.
-#   experiments/check_contention/measure.sh [OUT_DIR]   (OUT_DIR, default /tmp: strace's tables)
+#   experiments/check_contention/measure.sh [OUT_DIR]   (OUT_DIR, default /tmp: the samplers' tables)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-/tmp/course-build}
@@ -73,14 +74,19 @@ beside() {
   at_once "$label-others" $others
   wait
 }
-scenario alone alone
-scenario one-gpu at_once one-gpu 0
+# sampled NAME COMMAND...: a scenario with experiments/check_contention/sample.py reading where the lab processes
+# wait, its table in OUT_DIR/sample-NAME.txt.
+sampled() {
+  local name=$1 sampler
+  shift
+  python3 "$root/experiments/check_contention/sample.py" "$name" >"$out/sample-$name.txt" 2>&1 &
+  sampler=$!
+  scenario "$name" "$@"
+  kill -INT "$sampler"
+  wait "$sampler"
+}
+sampled alone alone
+sampled one-gpu at_once one-gpu 0
 # shellcheck disable=SC2046
-scenario all-gpus at_once all-gpus $(seq 0 $((gpus - 1)))
-scenario beside beside beside
-if command -v strace >/dev/null; then
-  scenario strace-alone check strace-alone 0 "lab$probe" strace -f -c -w -o "$out/strace-alone.txt"
-  scenario strace-beside beside strace-beside strace -f -c -w -o "$out/strace-beside.txt"
-else
-  echo "no strace on this machine"
-fi
+sampled all-gpus at_once all-gpus $(seq 0 $((gpus - 1)))
+sampled beside beside beside
