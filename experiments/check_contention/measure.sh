@@ -18,6 +18,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-/tmp/course-build}
 out=${1:-/tmp}
+mkdir -p "$out" || exit 1
 probe=${PROBE_LAB:-3}
 cd "$build" || exit 1
 gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
@@ -46,12 +47,13 @@ check() {
     'BEGIN { printf "%-14s gpu %d %s %7.2f s exit %d\n", s, g, l, b - a, rc }'
 }
 
-# every LAB at once on each GPU in GPU_LIST.
+# every LAB at once on each GPU in GPU_LIST. It waits for its own runs only: a bare `wait` would also wait for the
+# sampler, which runs until told to stop.
 at_once() {
-  local scenario=$1
+  local scenario=$1 runs=()
   shift
-  for gpu in "$@"; do for lab in "${labs[@]}"; do check "$scenario" "$gpu" "$lab" & done; done
-  wait
+  for gpu in "$@"; do for lab in "${labs[@]}"; do check "$scenario" "$gpu" "$lab" & runs+=($!); done; done
+  wait "${runs[@]}"
 }
 
 scenario() {
@@ -70,9 +72,10 @@ beside() {
   local label=$1
   shift
   check "$label" 0 "lab$probe" "$@" &
+  local probe_run=$!
   # shellcheck disable=SC2086
   at_once "$label-others" $others
-  wait
+  wait "$probe_run"
 }
 # sampled NAME COMMAND...: a scenario with experiments/check_contention/sample.py reading where the lab processes
 # wait, its table in OUT_DIR/sample-NAME.txt.

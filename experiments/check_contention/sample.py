@@ -18,6 +18,11 @@ SYSCALLS = {0: "read", 1: "write", 3: "close", 7: "poll", 9: "mmap", 10: "mprote
             56: "clone", 59: "execve", 61: "wait4", 149: "mlock", 202: "futex", 228: "clock_gettime",
             230: "clock_nanosleep", 231: "exit_group", 232: "epoll_wait", 257: "openat", 270: "pselect6",
             271: "ppoll", 281: "epoll_pwait", 435: "clone3"}
+# The request numbers of NVIDIA's device files ('F'), as the open kernel modules' nv_escape.h and nv-ioctl-numbers.h
+# name them: the resource manager's calls (allocate, free, control, map) and the registration of a file.
+NV_ESCAPES = {0x27: "RM_ALLOC_MEMORY", 0x29: "RM_FREE", 0x2A: "RM_CONTROL", 0x2B: "RM_ALLOC", 0x34: "RM_DUP_OBJECT",
+              0x35: "RM_SHARE", 0x4A: "RM_VID_HEAP_CONTROL", 0x4E: "RM_MAP_MEMORY", 0x4F: "RM_UNMAP_MEMORY",
+              0x57: "RM_MAP_MEMORY_DMA", 0x58: "RM_UNMAP_MEMORY_DMA", 0xC9: "REGISTER_FD"}
 LAB = re.compile(r"^lab[0-9]")
 label = sys.argv[1] if len(sys.argv) > 1 else "sample"
 interval = (float(sys.argv[2]) if len(sys.argv) > 2 else 10.0) / 1000
@@ -62,7 +67,9 @@ def call_of(pid, tid):
         request = int(fields[2], 16)
         # _IOC: the number in the low byte, the type character in the next (NVIDIA's resource manager uses 'F').
         kind = chr((request >> 8) & 0xFF) if 32 < (request >> 8) & 0xFF < 127 else "?"
-        name += f" {target(pid, int(fields[1], 16))} {kind}:{request & 0xFF:#04x}"
+        number = request & 0xFF
+        what = NV_ESCAPES.get(number, f"{number:#04x}") if kind == "F" else f"{kind}:{number:#04x}"
+        name += f" {target(pid, int(fields[1], 16))} {what}"
     return name
 
 
@@ -108,6 +115,20 @@ def finish(*_):
     stop = True
 
 
+def kind_of(key):
+    """What a thread sample was doing, coarsely: the table's lines summed by what they mean."""
+    state, call = key[2], key[3]
+    if state == "R":
+        return "on a CPU"
+    if call.startswith("ioctl /dev/nvidia"):
+        return "in an NVIDIA driver call"
+    if state == "T":
+        return "stopped (a runner between its turns)"
+    if call == "wait4":
+        return "waiting for a child to end"
+    return f"other, state {state}"
+
+
 def table(title, counter, top):
     total = sum(counter.values())
     print(f"{title}: {total} thread samples")
@@ -122,5 +143,10 @@ while not stop:
     sample()
     time.sleep(interval)
 print(f"== {label}: {samples} samples in {time.monotonic() - start:.1f} s")
+kinds = collections.Counter()
+for key, n in main_counts.items():
+    kinds[kind_of(key)] += n
 table("main threads", main_counts, 30)
+print("main threads by kind: " + ", ".join(f"{k} {100 * n / max(sum(kinds.values()), 1):.1f}%"
+                                           for k, n in kinds.most_common()))
 table("every thread", counts, 15)
