@@ -32,14 +32,13 @@ queues() {
 }
 now() { date +%s.%N; }
 
-# check SCENARIO GPU LAB [WRAPPER...]: one check run on GPU, on that GPU's share of the CPUs; one line.
+# check SCENARIO GPU LAB: one check run on GPU, on that GPU's share of the CPUs; one line.
 check() {
   local scenario=$1 gpu=$2 lab=$3
-  shift 3
   local per=$((cpus / gpus)) t0 t1 rc
   t0=$(now)
   CUDA_VISIBLE_DEVICES=$gpu CUDA_DEVICE_MAX_CONNECTIONS=$(queues "$lab") \
-    taskset -c "$((gpu * per))-$((gpu * per + per - 1))" "$@" "./$lab" check --impl reference --seeds 1,2,3 \
+    taskset -c "$((gpu * per))-$((gpu * per + per - 1))" "./$lab" check --impl reference --seeds 1,2,3 \
     >/dev/null 2>&1
   rc=$?
   t1=$(now)
@@ -67,11 +66,10 @@ scenario() {
 echo "== $gpus GPUs, $cpus CPUs, labs ${labs[*]}, probe lab$probe"
 others=$(seq 1 $((gpus - 1)))
 alone() { for lab in "${labs[@]}"; do check alone 0 "$lab"; done; }
-# beside LABEL [WRAPPER...]: the probe on GPU 0 (under WRAPPER), every lab at once on every other GPU.
+# beside LABEL: the probe on GPU 0, every lab at once on every other GPU.
 beside() {
   local label=$1
-  shift
-  check "$label" 0 "lab$probe" "$@" &
+  check "$label" 0 "lab$probe" &
   local probe_run=$!
   # shellcheck disable=SC2086
   at_once "$label-others" $others
