@@ -3,17 +3,31 @@ student handed in the reference (gpu-check's `class` and `scaling` phases), how 
 strays from another in the same process. With --per-lab, each lab's largest ratio as well (the goal: within 1.02),
 beside the same run's ratio of the runners' event times: where the graded ratio strays and the event ratio does not,
 the GPU did the same work and the host-clock bound (a sample counts at least the referee's clock around it, less the
-course runners' usual gap) moved the grade. Then how many timed exercises were timed again (f unresolved, or the
-clock's charge beyond 0.02: host_charge) and how many kept a charge after their retimes.
+course runners' usual gap) moved the grade. An exercise graded by a metric (its manifest's `graded_by`: lab 07's
+pipelines, by overlap) counts there by what grades it, the reference's value of the metric over the student's, not by
+its time. Then how many timed exercises were timed again (f unresolved, or the clock's charge beyond 0.02:
+host_charge) and how many kept a charge after their retimes.
 Usage: python3 scripts/class_ratios.py CLASS_JSON [HOW_MANY] [--per-lab]"""
+import glob
 import json
+import os
 import sys
+
+# (lab, exercise) -> the metric that grades it, from every lab's manifest (labs/NN_name/manifest.json).
+graded_by = {}
+for manifest in glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "labs", "*",
+                                       "manifest.json")):
+    lab_id = int(os.path.basename(os.path.dirname(manifest)).split("_")[0])
+    for exercise in json.load(open(manifest)).get("exercises", []):
+        if "graded_by" in exercise:
+            graded_by[(lab_id, exercise["name"])] = exercise["graded_by"]["metric"]
 
 args = [a for a in sys.argv[1:] if a != "--per-lab"]
 path = args[0]
 how_many = int(args[1]) if len(args) > 1 else 5
 ratios = {}
 events = {}  # (lab, exercise, graded ratio) -> the same run's event-time ratio
+by_metric = {}  # (lab, exercise) -> [(the reference's metric over the student's, student's, reference's)]
 timed, retimed, charged = 0, 0, []
 for student in json.load(open(path))["students"]:
     for run in (student.get("results") or {}).get("runs", []):
@@ -25,6 +39,11 @@ for student in json.load(open(path))["students"]:
                     retimed += x["timed_runs"] > 1
                     if abs(x.get("host_charge") or 0) > 0.02:
                         charged.append(f"lab{lab['lab']} {x['name']} {x['host_charge']:+.3f}")
+                metric = graded_by.get((lab["lab"], x["name"]))
+                values = x.get("metrics") or {}
+                student, reference = values.get(f"{metric}_student"), values.get(f"{metric}_reference")
+                if metric and student and reference:
+                    by_metric.setdefault((lab["lab"], x["name"]), []).append((reference / student, student, reference))
                 if m.get("student") and m.get("reference"):
                     ratio = m["student"] / m["reference"]
                     ratios.setdefault((lab["lab"], x["name"]), []).append(ratio)
@@ -35,10 +54,20 @@ print(f"{path}: {sum(len(v) for v in ratios.values())} timed exercises; largest 
 for (lab, name), values in sorted(ratios.items(), key=lambda kv: -max(kv[1]))[:how_many]:
     print(f"  lab{lab} {name}: {max(values):.3f} (of {len(values)})")
 if "--per-lab" in sys.argv:
-    for lab in sorted({lab for lab, _ in ratios}):
-        (name, worst) = max(((n, max(v)) for (l, n), v in ratios.items() if l == lab), key=lambda nv: nv[1])
-        event = events.get((lab, name, worst))
-        event_text = "" if event is None else f", events {event:.3f}"
-        print(f"  lab{lab}: at most {worst:.3f} ({name}{event_text}){'' if worst <= 1.02 else ' ABOVE 1.02'}")
+    for lab in sorted({lab for lab, _ in ratios} | {lab for lab, _ in by_metric}):
+        # Each exercise by what grades it: its metric where the manifest says so, else its time.
+        candidates = []
+        for (l, n), v in ratios.items():
+            if l == lab and (l, n) not in by_metric:
+                worst = max(v)
+                event = events.get((l, n, worst))
+                candidates.append((worst, f"{n}" + ("" if event is None else f", events {event:.3f}")))
+        for (l, n), v in by_metric.items():
+            if l == lab:
+                worst, student, reference = max(v)
+                candidates.append((worst, f"{n} by {graded_by[(l, n)]}: {student:.3f} against the reference's "
+                                          f"{reference:.3f}"))
+        worst, text = max(candidates)
+        print(f"  lab{lab}: at most {worst:.3f} ({text}){'' if worst <= 1.02 else ' ABOVE 1.02'}")
 print(f"  timed again: {retimed} of {timed} timed exercises; a host charge beyond 0.02 kept by {len(charged)}"
       + (f": {', '.join(charged[:how_many])}" if charged else ""))
