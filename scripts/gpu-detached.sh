@@ -11,8 +11,9 @@
 # e.g. `start x4 COMMIT exploits "scaling:SCALING_GPUS=2 4,SCALING_STUDENTS=2"`, then `wait x4 540` in each call until
 # it says "done", each call made as soon as the last returns: the machine goes back when it has been idle about 30 s,
 # and the job goes with it (the next `wait` then says "no job"). Keep SECONDS well below the call's limit (and the
-# session's device time left): the tar is made after the wait, and a call stopped at its limit brings nothing back. `wait` says at once when the job ended without
-# finishing (its session was killed, the machine is a fresh one): no call is spent waiting on a job that is gone.
+# session's device time left): the tar is made after the wait, and a call stopped at its limit brings nothing back.
+# `wait` says at once when the job ended without finishing (its session was killed, the machine is a fresh one): no
+# call is spent waiting on a job that is gone.
 # `start` refuses a NAME whose job is still running (it would delete the job's files under it).
 # GPU_DETACHED_DIR (default /tmp/gpu-detached) holds the jobs; GPU_CHECK (default: the copy's scripts/gpu-check.sh)
 # is what each step runs.
