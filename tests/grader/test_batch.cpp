@@ -539,7 +539,9 @@ TEST_CASE("on two GPUs the workers' sanitizer runs take turns: no two workers' r
     CHECK(c.student_file(name).at("runs").at(0).at("labs").at(0).at("score").get<double>() == 20.0);
 
   // Each record says when its steps ran on the host's monotonic clock, in order: the checks, the sanitizer runs
-  // (which hold the spans the tool logged), the lab's own step. Two workers' sanitizer steps never overlap either.
+  // (which hold the spans the tool logged), the lab's own step, which a worker that found the turn another's began
+  // while it waited (its first timed runs: a span of its own before the sanitizer's). Two workers' sanitizer steps
+  // never overlap either.
   std::vector<std::pair<double, double>> sanitizer_steps;
   for (const char* name : {"alice", "bob", "carol", "dave"}) {
     const json steps = c.student_file(name).at("grading").at("steps");
@@ -550,9 +552,11 @@ TEST_CASE("on two GPUs the workers' sanitizer runs take turns: no two workers' r
     CHECK(from(steps.at("checks")) <= to(steps.at("checks")));
     CHECK(to(steps.at("checks")) <= from(steps.at("sanitizer")));
     CHECK(to(steps.at("sanitizer")) - from(steps.at("sanitizer")) >= 0.4);  // the tool's two runs at once
-    REQUIRE(steps.at("labs").size() == 1);
-    CHECK(steps.at("labs").at(0).at("lab") == 1);
-    CHECK(to(steps.at("sanitizer")) <= from(steps.at("labs").at(0).at("span")));
+    const json& labs = steps.at("labs");
+    REQUIRE((labs.size() == 1 || labs.size() == 2));
+    for (const json& lab : labs) CHECK(lab.at("lab") == 1);
+    if (labs.size() == 2) CHECK(to(labs.at(0).at("span")) <= from(steps.at("sanitizer")));
+    CHECK(to(steps.at("sanitizer")) <= from(labs.back().at("span")));
     sanitizer_steps.emplace_back(from(steps.at("sanitizer")), to(steps.at("sanitizer")));
   }
   int overlapping = 0;
@@ -572,34 +576,123 @@ TEST_CASE("on two GPUs the workers' sanitizer runs take turns: no two workers' r
   CHECK_THAT(timeline.out, ContainsSubstring("\n  lab1 "));
 }
 
-TEST_CASE("a student's sanitizer runs wait for the host's turn while another holds it, and the wait is recorded",
+TEST_CASE("while another worker holds the host's sanitizer turn a worker times its labs first, then waits for it",
           "[batch][slow]") {
   FakeClass c;
+  c.add_lab2();
+  c.use_host_link("02_more");  // lab 2 crosses the host link: it is never timed while the turn is another's
   c.student("alice/lab1.cu", "FAKE_LAB_MODE=good");
+  c.student("alice/lab2.cu", "FAKE_LAB_MODE=good");
+  // A stand-in compute-sanitizer that writes "sanitizer TOOL" into the fake lab's call log, so that the log holds every
+  // check, time and sanitizer run in the order they began; it finds an invalid write where `finds` is set.
   const auto tool = c.dir.path / "compute-sanitizer";
-  write_text(tool, "#!/bin/sh\necho '========= ERROR SUMMARY: 0 errors'\n");
-  fs::permissions(tool, fs::perms::owner_all);
+  const auto write_tool = [&](bool finds) {
+    write_text(tool, "#!/bin/sh\necho \"sanitizer $2\" >> '" + c.call_log.string() + "'\n" +
+                         (finds ? "if [ \"$2\" = memcheck ]; then echo '========= Invalid __global__ write of size 4 "
+                                  "bytes'; echo '========= ERROR SUMMARY: 1 error'; exit 86; fi\n"
+                                : "") +
+                         "echo '========= ERROR SUMMARY: 0 errors'\n");
+    fs::permissions(tool, fs::perms::owner_all);
+  };
+  // Where in the log each kind of run first began: "sanitizer", "time lab1", "time lab2" (absent: never).
+  const auto first_lines = [&] {
+    std::map<std::string, std::size_t> first;
+    std::istringstream log(read_text(c.call_log));
+    std::size_t n = 0;
+    for (std::string line; std::getline(log, line); ++n) {
+      std::string kind;
+      if (line.rfind("sanitizer ", 0) == 0) kind = "sanitizer";
+      for (const char* lab : {"lab1", "lab2"})
+        if (line.find(" time ") != std::string::npos &&
+            line.find(std::string("/alice/") + lab + "/") != std::string::npos)
+          kind = std::string("time ") + lab;
+      if (!kind.empty()) first.emplace(kind, n);
+    }
+    return first;
+  };
   // Another worker's turn: this host's sanitizer lock, held by the test for 3 s from the batch's start.
-  fs::create_directories(c.results);
-  std::optional<grader::HostLock> turn;
-  turn.emplace(c.results / grader::host_lock_name("sanitizer"), grader::HostLock::Wait::kNo);
-  REQUIRE(turn->held());
-  std::thread release([&turn] {
-    std::this_thread::sleep_for(std::chrono::seconds(3));
-    turn.reset();
-  });
-  const auto started = std::chrono::steady_clock::now();
-  const auto r = run(c.args({"--sanitizer", tool.string()}), c.env());
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  release.join();
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto lab = c.student_file("alice").at("runs").at(0).at("labs").at(0);
-  CHECK(lab.at("score").get<double>() == 20.0);
-  const double waited = lab.at("sanitizer_wait_s").get<double>();
-  CHECK(waited > 1.0);  // the batch reached its sanitizer runs well within the 3 s
-  CHECK(waited < took);
-  CHECK(took >= 3.0);
+  const auto hold_turn_for_3s = [&](std::optional<grader::HostLock>& turn) {
+    fs::create_directories(c.results);
+    turn.emplace(c.results / grader::host_lock_name("sanitizer"), grader::HostLock::Wait::kNo);
+    REQUIRE(turn->held());
+    return std::thread([&turn] {
+      std::this_thread::sleep_for(std::chrono::seconds(3));
+      turn.reset();
+    });
+  };
+  const auto labs = [&] { return c.student_file("alice").at("runs").at(0).at("labs"); };
+  const auto lab_spans = [&](int lab) {
+    std::vector<std::pair<double, double>> spans;
+    const json file = c.student_file("alice");  // kept alive: the loop walks a part of it
+    for (const json& l : file.at("grading").at("steps").at("labs"))
+      if (l.at("lab") == lab) spans.emplace_back(l.at("span").at(0).get<double>(), l.at("span").at(1).get<double>());
+    return spans;
+  };
+  const auto sanitizer_step = [&] {
+    const json span = c.student_file("alice").at("grading").at("steps").at("sanitizer");
+    return std::pair{span.at(0).get<double>(), span.at(1).get<double>()};
+  };
+
+  SECTION("the turn free: the sanitizer runs first, then the timed runs") {
+    write_tool(false);
+    const auto r = run(c.args({"--sanitizer", tool.string()}), c.env());
+    INFO(r.out << r.err << read_text(c.call_log));
+    REQUIRE(r.exit_code == 0);
+    const auto first = first_lines();
+    REQUIRE(first.size() == 3);
+    CHECK(first.at("sanitizer") < first.at("time lab1"));
+    CHECK(first.at("sanitizer") < first.at("time lab2"));
+    CHECK(lab_spans(1).size() == 1);
+    CHECK(labs().at(0).at("sanitizer_wait_s").get<double>() < 1.0);
+  }
+  SECTION("the turn another's: lab 1 timed while waiting, lab 2 (host link) after the sanitizer; the wait recorded") {
+    write_tool(false);
+    std::optional<grader::HostLock> turn;
+    std::thread release = hold_turn_for_3s(turn);
+    const auto started = std::chrono::steady_clock::now();
+    const auto r = run(c.args({"--sanitizer", tool.string()}), c.env());
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    release.join();
+    INFO(r.out << r.err << read_text(c.call_log));
+    REQUIRE(r.exit_code == 0);
+    const auto first = first_lines();
+    REQUIRE(first.size() == 3);
+    CHECK(first.at("time lab1") < first.at("sanitizer"));
+    CHECK(first.at("sanitizer") < first.at("time lab2"));
+    for (int i : {0, 1}) CHECK(labs().at(i).at("score").get<double>() == 20.0);
+    const double waited = labs().at(0).at("sanitizer_wait_s").get<double>();
+    CHECK(waited > 1.0);  // lab 1's checks and timed runs end well within the 3 s
+    CHECK(waited < took);
+    CHECK(took >= 3.0);
+    // Lab 1's step in two spans, its first timed runs before the sanitizer's step and the rest after; lab 2's after.
+    const auto [sanitizer_from, sanitizer_to] = sanitizer_step();
+    const auto one = lab_spans(1), two = lab_spans(2);
+    REQUIRE(one.size() == 2);
+    CHECK(one[0].second <= sanitizer_from);
+    CHECK(one[1].first >= sanitizer_to);
+    REQUIRE(two.size() == 1);
+    CHECK(two[0].first >= sanitizer_to);
+  }
+  SECTION("the turn another's and memcheck finding an invalid write: lab 1's timed run earns nothing") {
+    write_tool(true);
+    std::optional<grader::HostLock> turn;
+    std::thread release = hold_turn_for_3s(turn);
+    const auto r = run(c.args({"--sanitizer", tool.string()}), c.env());
+    release.join();
+    INFO(r.out << r.err << read_text(c.call_log));
+    REQUIRE(r.exit_code == 0);
+    const auto first = first_lines();
+    CHECK(first.at("time lab1") < first.at("sanitizer"));
+    CHECK(first.count("time lab2") == 0);  // stopped by the finding before its timed run
+    for (int i : {0, 1})
+      for (const json& x : labs().at(i).at("exercises")) {
+        INFO("lab " << i + 1 << " " << x.dump());
+        CHECK(x.at("status") == "memory-error");
+        CHECK(x.at("performance_points") == 0);
+        CHECK(x.at("timed_runs") == 0);  // lab 1's run was made, and not read
+        CHECK(x.at("correctness_points").get<double>() == x.at("correctness_max").get<double>());
+      }
+  }
 }
 
 TEST_CASE("grade batch sanitizes by default with the compute-sanitizer it finds, and not with --no-sanitize",

@@ -103,7 +103,8 @@ struct LabResult {
   double check_timeout_s = 0;   ///< the limits used
   double time_timeout_s = 0;
   double wall_s = 0;            ///< seconds grading the lab took (grade_labs(): since the lab run before it ended)
-  double sanitizer_wait_s = 0;  ///< seconds its sanitizer runs waited for the host's turn (grade_labs(), a batch)
+  double sanitizer_wait_s = 0;  ///< seconds its sanitizer runs waited for the host's turn, with nothing left to time
+                                ///< (grade_labs(), a batch)
   std::vector<ExerciseResult> exercises;
 
   /// Sum of the exercises' scores.
@@ -143,7 +144,7 @@ struct GradeOptions {
   std::optional<std::filesystem::path> host_link_lock;
   /// The lock file of the host's sanitizer turns: grade_labs() holds it (flock, waited for outside every run's limit)
   /// while its labs' lab-wide sanitizer runs go, so that the workers of a batch on one host run theirs one worker
-  /// after another; empty: no turns (one `grade` is alone on its host).
+  /// after another, and times what it can while another holds it; empty: no turns (one `grade` is alone on its host).
   std::optional<std::filesystem::path> sanitizer_lock;
 };
 
@@ -183,7 +184,8 @@ struct GradingSteps {
   };
   Span checks;                             ///< every lab's check runs at once
   Span sanitizer;                          ///< the lab-wide sanitizer runs, from the turn held; empty if none ran
-  /// Each lab's own step (the rest of its sanitizer runs, its timed and concept runs), by lab number, in the order run.
+  /// Each lab's own step (the rest of its sanitizer runs, its timed and concept runs), by lab number, in the order run;
+  /// a lab timed while the sanitizer's turn was another worker's has two: those first timed runs, and the rest.
   std::vector<std::pair<int, Span>> labs;
 };
 
@@ -196,10 +198,12 @@ double monotonic_seconds();
 /// order, except where their options give the host link's lock (a batch): there a lab whose manifest says host_link
 /// goes first unless another worker has claimed the host link, and then as soon as none has or only such labs are
 /// left. With a sanitizer lock in their options (a batch), the lab-wide sanitizer runs wait for the host's sanitizer
-/// turn. `done` (may be empty) is called with each lab's result as soon as it is finished, in the order they ran;
-/// the results returned are in the order of `labs`. Each result's wall_s is the time since the lab that ran before it
-/// finished (the first's includes every lab's checks): they add up to the whole. `steps`, where given, gets
-/// when each step ran.
+/// turn, and while another worker holds it the first timed runs of the labs that do not cross the host link go
+/// first, lab after lab, the turn asked for again after each; an exercise the sanitizer then stops earns nothing from
+/// its timed run. `done` (may be empty) is called with each lab's result as soon as it is finished, in the order they
+/// ran; the results returned are in the order of `labs`. Each result's wall_s is the time since the lab that ran before
+/// it finished (the first's includes every lab's checks and sanitizer runs): they add up to the whole. `steps`, where
+/// given, gets when each step ran.
 std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done,
                                   GradingSteps* steps = nullptr);
 

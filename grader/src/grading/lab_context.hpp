@@ -95,7 +95,7 @@ struct TimedRun {
 
 // The first timed runs of the exercises `which` of `xs` (passed; those with performance points first, then those
 // timed for the report only) in one `labN time` (timed_runs.cpp): those whose result came through whole, by index
-// into `xs`; the others are timed alone.
+// into `xs`; the others are timed alone. One exercise: its own run, whatever it says.
 std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector<ExerciseResult>& xs,
                                               const std::vector<std::size_t>& which);
 

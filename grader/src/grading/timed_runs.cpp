@@ -128,11 +128,17 @@ bool read_time(const LabContext& ctx, ExerciseResult& x, const TimePlan& plan, c
   return true;
 }
 
-// Runs `time` for exercise x alone; true when the timed run was correct and its medians are usable.
-bool time(const LabContext& ctx, ExerciseResult& x, double sampling = 0) {
+// A `time` run of exercise x alone (`sampling`: as time_argv()'s), not yet read.
+TimedRun own_run(const LabContext& ctx, const ExerciseResult& x, double sampling) {
   const TimePlan plan = time_plan(ctx, x, ctx.options.timed_seed.value_or(fresh_seed()));
   ctx.tell(fmt::format("lab{} {}: time ({})", ctx.lab.number, x.name, ctx.options.impl));
-  return read_time(ctx, x, plan, launch_time(ctx, time_argv(ctx, x.name, plan, sampling)));
+  return {plan, launch_time(ctx, time_argv(ctx, x.name, plan, sampling))};
+}
+
+// Runs `time` for exercise x alone; true when the timed run was correct and its medians are usable.
+bool time(const LabContext& ctx, ExerciseResult& x, double sampling = 0) {
+  const TimedRun t = own_run(ctx, x, sampling);
+  return read_time(ctx, x, t.plan, t.run);
 }
 
 // The formula's inputs from x's last timed run (`timed_ok`: it ran, was right and its reference was in standing).
@@ -187,12 +193,17 @@ Score score(const LabContext& ctx, const ExerciseResult& x, const ExerciseSpec& 
 // result is taken only from a run that ended as a `time` run may (exit 0, or 112 where a later exercise was wrong; no
 // signal, time-out or survivor) and only if it reads whole, as the plan asked, right and timed; every other exercise
 // of `which` (a wrong one, those after it, all of a crashed or hung run) is timed on its own by finish(), whose
-// verdict is then the same as without this run. Not with a salt seed to replay (`--timed-salt-seed`: one exercise's),
-// nor for fewer than two exercises.
+// verdict is then the same as without this run. Not with a salt seed to replay (`--timed-salt-seed`: one exercise's).
+// One exercise gets the run finish() would make for it, read there whatever it says: made here, it can go before the
+// sanitizer's runs (grade_labs()).
 std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector<ExerciseResult>& xs,
                                               const std::vector<std::size_t>& which) {
   std::map<std::size_t, TimedRun> first;
-  if (which.size() < 2 || ctx.options.timed_salt_seed) return first;
+  if (which.size() == 1) {
+    first.emplace(which.front(), own_run(ctx, xs[which.front()], 0));
+    return first;
+  }
+  if (which.empty() || ctx.options.timed_salt_seed) return first;
   const std::uint64_t seed = ctx.options.timed_seed.value_or(fresh_seed());
   std::string names, listed, alone;
   bool all_alone = true;
