@@ -15,6 +15,7 @@
 #include <set>
 #include <thread>
 
+#include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <fmt/format.h>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -628,6 +629,16 @@ TEST_CASE("while another worker holds the host's sanitizer turn a worker times i
       if (l.at("lab") == lab) spans.emplace_back(l.at("span").at(0).get<double>(), l.at("span").at(1).get<double>());
     return spans;
   };
+  // What scripts/class_phases.py makes of the class file: a student's seconds of timed runs made instead of waiting.
+  const auto timed_while_waiting = [&] {
+    const auto phases = run({"python3", std::string(COURSE_SOURCE_DIR) + "/scripts/class_phases.py",
+                             (c.results / "class.json").string()});
+    INFO(phases.out << phases.err);
+    REQUIRE(phases.exit_code == 0);
+    const auto at = phases.out.find("timed while waiting");
+    REQUIRE(at != std::string::npos);
+    return std::stod(phases.out.substr(at + std::string("timed while waiting").size()));
+  };
   const auto sanitizer_step = [&] {
     const json span = c.student_file("alice").at("grading").at("steps").at("sanitizer");
     return std::pair{span.at(0).get<double>(), span.at(1).get<double>()};
@@ -644,6 +655,7 @@ TEST_CASE("while another worker holds the host's sanitizer turn a worker times i
     CHECK(first.at("sanitizer") < first.at("time lab2"));
     CHECK(lab_spans(1).size() == 1);
     CHECK(labs().at(0).at("sanitizer_wait_s").get<double>() < 1.0);
+    CHECK(timed_while_waiting() == 0.0);
   }
   SECTION("the turn another's: lab 1 timed while waiting, lab 2 (host link) after the sanitizer; the wait recorded") {
     write_tool(false);
@@ -672,6 +684,7 @@ TEST_CASE("while another worker holds the host's sanitizer turn a worker times i
     CHECK(one[1].first >= sanitizer_to);
     REQUIRE(two.size() == 1);
     CHECK(two[0].first >= sanitizer_to);
+    CHECK(timed_while_waiting() == Catch::Approx(one[0].second - one[0].first).margin(0.01));
   }
   SECTION("the turn another's and memcheck finding an invalid write: lab 1's timed run earns nothing") {
     write_tool(true);
