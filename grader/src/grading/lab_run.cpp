@@ -469,7 +469,7 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     // do not cross the host link (no claim to take), in the order above, asking for the turn again, never waiting,
     // after each; it waits only when none is left. Its GPU is its own all the while (the other worker's sanitized
     // runs are on theirs), and the timed runs come anyway: on four H100s a student waited 5.7 s for the turn, up to
-    // 22 s, with the GPU idle. An exercise the sanitizer stops after its timed run earns nothing from it (finish()).
+    // 22.6 s, with the GPU idle. An exercise the sanitizer stops after its timed run earns nothing from it (finish()).
     const auto timed_while_waiting = [&](std::size_t i) { return graders[i] && lab_check[i] && !crosses_host_link(i); };
     std::optional<HostLock> turn;
     if (sanitizer_lock && !lab_wide.empty())
