@@ -595,6 +595,34 @@ TEST_CASE("while another worker holds the host's sanitizer turn a worker times i
                          "echo '========= ERROR SUMMARY: 0 errors'\n");
     fs::permissions(tool, fs::perms::owner_all);
   };
+  // The batch with that tool, where `held` with another worker's turn (this host's sanitizer lock, held by the test
+  // for the batch's first 3 s): its seconds, and what it and the fake lab wrote, for the checks' messages.
+  struct Graded {
+    double took = 0;
+    std::string said;
+  };
+  const auto grade = [&](bool finds, bool held) {
+    write_tool(finds);
+    std::optional<grader::HostLock> turn;
+    std::thread release;
+    if (held) {
+      fs::create_directories(c.results);
+      turn.emplace(c.results / grader::host_lock_name("sanitizer"), grader::HostLock::Wait::kNo);
+      REQUIRE(turn->held());
+      release = std::thread([&turn] {
+        std::this_thread::sleep_for(std::chrono::seconds(3));
+        turn.reset();
+      });
+    }
+    const auto started = std::chrono::steady_clock::now();
+    const auto r = run(c.args({"--sanitizer", tool.string()}), c.env());
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (release.joinable()) release.join();
+    const Graded g{took, r.out + r.err + read_text(c.call_log)};
+    INFO(g.said);
+    REQUIRE(r.exit_code == 0);
+    return g;
+  };
   // Where in the log each kind of run first began: "sanitizer", "time lab1", "time lab2" (absent: never).
   const auto first_lines = [&] {
     std::map<std::string, std::size_t> first;
@@ -610,16 +638,6 @@ TEST_CASE("while another worker holds the host's sanitizer turn a worker times i
       if (!kind.empty()) first.emplace(kind, n);
     }
     return first;
-  };
-  // Another worker's turn: this host's sanitizer lock, held by the test for 3 s from the batch's start.
-  const auto hold_turn_for_3s = [&](std::optional<grader::HostLock>& turn) {
-    fs::create_directories(c.results);
-    turn.emplace(c.results / grader::host_lock_name("sanitizer"), grader::HostLock::Wait::kNo);
-    REQUIRE(turn->held());
-    return std::thread([&turn] {
-      std::this_thread::sleep_for(std::chrono::seconds(3));
-      turn.reset();
-    });
   };
   const auto labs = [&] { return c.student_file("alice").at("runs").at(0).at("labs"); };
   const auto lab_spans = [&](int lab) {
@@ -645,10 +663,7 @@ TEST_CASE("while another worker holds the host's sanitizer turn a worker times i
   };
 
   SECTION("the turn free: the sanitizer runs first, then the timed runs") {
-    write_tool(false);
-    const auto r = run(c.args({"--sanitizer", tool.string()}), c.env());
-    INFO(r.out << r.err << read_text(c.call_log));
-    REQUIRE(r.exit_code == 0);
+    INFO(grade(false, false).said);
     const auto first = first_lines();
     REQUIRE(first.size() == 3);
     CHECK(first.at("sanitizer") < first.at("time lab1"));
@@ -658,15 +673,8 @@ TEST_CASE("while another worker holds the host's sanitizer turn a worker times i
     CHECK(timed_while_waiting() == 0.0);
   }
   SECTION("the turn another's: lab 1 timed while waiting, lab 2 (host link) after the sanitizer; the wait recorded") {
-    write_tool(false);
-    std::optional<grader::HostLock> turn;
-    std::thread release = hold_turn_for_3s(turn);
-    const auto started = std::chrono::steady_clock::now();
-    const auto r = run(c.args({"--sanitizer", tool.string()}), c.env());
-    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    release.join();
-    INFO(r.out << r.err << read_text(c.call_log));
-    REQUIRE(r.exit_code == 0);
+    const auto [took, said] = grade(false, true);
+    INFO(said);
     const auto first = first_lines();
     REQUIRE(first.size() == 3);
     CHECK(first.at("time lab1") < first.at("sanitizer"));
@@ -687,13 +695,7 @@ TEST_CASE("while another worker holds the host's sanitizer turn a worker times i
     CHECK(timed_while_waiting() == Catch::Approx(one[0].second - one[0].first).margin(0.01));
   }
   SECTION("the turn another's and memcheck finding an invalid write: lab 1's timed run earns nothing") {
-    write_tool(true);
-    std::optional<grader::HostLock> turn;
-    std::thread release = hold_turn_for_3s(turn);
-    const auto r = run(c.args({"--sanitizer", tool.string()}), c.env());
-    release.join();
-    INFO(r.out << r.err << read_text(c.call_log));
-    REQUIRE(r.exit_code == 0);
+    INFO(grade(true, true).said);
     const auto first = first_lines();
     CHECK(first.at("time lab1") < first.at("sanitizer"));
     CHECK(first.count("time lab2") == 0);  // stopped by the finding before its timed run

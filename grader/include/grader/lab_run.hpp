@@ -130,7 +130,8 @@ struct GradeOptions {
   double kill_grace_s = 2;               ///< between SIGTERM and SIGKILL of a hung run
   std::function<void(const std::string&)> progress;  ///< told what runs next (may be empty)
   /// `grade --sanitize`: compute-sanitizer, run with the manifest's tools after the checks, on each exercise whose
-  /// check passed (one run after another), and before any timing (docs/sanitizer.md); empty: no sanitizer runs.
+  /// check passed, and before the timing but what a batch's worker times while waiting for the host's turn
+  /// (sanitizer_lock; docs/sanitizer.md); empty: no sanitizer runs.
   std::optional<std::filesystem::path> sanitizer;
   /// `grade --concepts`: the tools found, shared by every lab graded (what went wrong with one is said once); null: no
   /// concept checks run (docs/concepts.md).

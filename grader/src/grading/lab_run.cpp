@@ -114,10 +114,7 @@ class ExerciseGrader {
   /// After read_checks(), while another worker of the host holds the sanitizer's turn (grade_labs()): the first timed
   /// runs of the exercises whose check passed, made now rather than after the sanitizer runs. finish_grading() reads
   /// them once the sanitizer has spoken: an exercise it stops earns nothing from its timed run, as one never timed.
-  void time_before_sanitizer() {
-    first_runs_ = time_together(ctx_, xs_, timed_order());
-    timed_first_ = true;
-  }
+  void time_before_sanitizer() { first_runs_ = time_together(ctx_, xs_, timed_order()); }
 
   /// After those runs (`lab_wide`, in plan order): the rest of the sanitizer step, then each exercise's timed run and
   /// concept checks one after another, after every check and sanitizer run of this worker has ended: no timed run
@@ -125,16 +122,15 @@ class ExerciseGrader {
   std::vector<ExerciseResult> finish_grading(const SanitizerPlan& sanitizer,
                                              const std::vector<ProcessResult>& lab_wide) {
     finish_sanitizer(ctx_, xs_, passed_, sanitizer, lab_wide);
-    if (!timed_first_) first_runs_ = time_together(ctx_, xs_, timed_order());
+    if (!first_runs_) first_runs_ = time_together(ctx_, xs_, timed_order());
     std::vector<ExerciseResult> graded;
     for (std::size_t i = 0; i < xs_.size(); ++i) {
-      const auto first = first_runs_.find(i);
+      const auto first = first_runs_->find(i);
       graded.push_back(finish(ctx_, std::move(xs_[i]), *specs_[i], passed_[i],
-                              first == first_runs_.end() ? nullptr : &first->second));
+                              first == first_runs_->end() ? nullptr : &first->second));
     }
     xs_.clear();
-    first_runs_.clear();
-    timed_first_ = false;
+    first_runs_.reset();
     return graded;
   }
 
@@ -281,8 +277,8 @@ class ExerciseGrader {
   std::vector<const ExerciseSpec*> specs_;  // plan_checks() to finish_grading(): the exercises and their results
   std::vector<ExerciseResult> xs_;
   std::vector<bool> passed_;  // read_checks() on: whether each exercise may go on to its next step
-  std::map<std::size_t, lab_run::TimedRun> first_runs_;  // the first timed runs, by exercise: finish_grading()'s
-  bool timed_first_ = false;  // time_before_sanitizer() made them
+  // The first timed runs, by exercise, once made: by time_before_sanitizer(), else by finish_grading().
+  std::optional<std::map<std::size_t, lab_run::TimedRun>> first_runs_;
 };
 
 }  // namespace
@@ -468,8 +464,8 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     // While another worker holds the turn, this one times instead of waiting: the first timed runs of its labs that
     // do not cross the host link (no claim to take), in the order above, asking for the turn again, never waiting,
     // after each; it waits only when none is left. Its GPU is its own all the while (the other worker's sanitized
-    // runs are on theirs), and the timed runs come anyway: on four H100s a student waited 5.7 s for the turn, up to
-    // 22.6 s, with the GPU idle. An exercise the sanitizer stops after its timed run earns nothing from it (finish()).
+    // runs are on theirs), and the timed runs come anyway: on four H100s a student waited 5.7 s for the turn with
+    // the GPU idle. An exercise the sanitizer stops after its timed run earns nothing from it (finish()).
     const auto timed_while_waiting = [&](std::size_t i) { return graders[i] && lab_check[i] && !crosses_host_link(i); };
     std::optional<HostLock> turn;
     if (sanitizer_lock && !lab_wide.empty())
