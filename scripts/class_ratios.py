@@ -3,10 +3,11 @@ student handed in the reference (gpu-check's `class` and `scaling` phases), how 
 strays from another in the same process. With --per-lab, each lab's largest ratio as well (the goal: within 1.02),
 beside the same run's ratio of the runners' event times: where the graded ratio strays and the event ratio does not,
 the GPU did the same work and the host-clock bound (a sample counts at least the referee's clock around it, less the
-course runners' usual gap) moved the grade. An exercise graded by a metric (its manifest's `graded_by`: lab 07's
-pipelines, by overlap) counts there by what grades it, the reference's value of the metric over the student's, not by
-its time. Then how many timed exercises were timed again (f unresolved, or the clock's charge beyond 0.02:
-host_charge) and how many kept a charge after their retimes.
+course runners' usual gap) moved the grade; and each lab's smallest ratio: a lab whose ratios stray below 1 as far as
+above it is noisy, not slower as a student (the same kernel in both slots). An exercise graded by a metric (its
+manifest's `graded_by`: lab 07's pipelines, by overlap) counts there by what grades it, the reference's value of the
+metric over the student's, not by its time. Then how many timed exercises were timed again (f unresolved, or the
+clock's charge beyond 0.02: host_charge) and how many kept a charge after their retimes.
 Usage: python3 scripts/class_ratios.py CLASS_JSON [HOW_MANY] [--per-lab]"""
 import glob
 import json
@@ -56,18 +57,22 @@ for (lab, name), values in sorted(ratios.items(), key=lambda kv: -max(kv[1]))[:h
 if "--per-lab" in sys.argv:
     for lab in sorted({lab for lab, _ in ratios} | {lab for lab, _ in by_metric}):
         # Each exercise by what grades it: its metric where the manifest says so, else its time.
-        candidates = []
+        candidates, least = [], []
         for (l, n), v in ratios.items():
             if l == lab and (l, n) not in by_metric:
                 worst = max(v)
                 event = events.get((l, n, worst))
                 candidates.append((worst, f"{n}" + ("" if event is None else f", events {event:.3f}")))
+                least.append((min(v), n))
         for (l, n), v in by_metric.items():
             if l == lab:
                 worst, student, reference = max(v)
                 candidates.append((worst, f"{n} by {graded_by[(l, n)]}: {student:.3f} against the reference's "
                                           f"{reference:.3f}"))
+                least.append((min(v)[0], n))
         worst, text = max(candidates)
-        print(f"  lab{lab}: at most {worst:.3f} ({text}){'' if worst <= 1.02 else ' ABOVE 1.02'}")
+        best, best_name = min(least)
+        print(f"  lab{lab}: at most {worst:.3f} ({text}){'' if worst <= 1.02 else ' ABOVE 1.02'}, "
+              f"at least {best:.3f} ({best_name})")
 print(f"  timed again: {retimed} of {timed} timed exercises; a host charge beyond 0.02 kept by {len(charged)}"
       + (f": {', '.join(charged[:how_many])}" if charged else ""))
