@@ -17,8 +17,9 @@
 # every lab's reference, graded by `grade batch`: class-rate.txt, with the steady-state rate, and class-ratios.txt,
 # the largest student/reference time ratios; CLASS_KILL_AFTER=S kills the batch with kill -9 after S seconds and
 # starts it again: class-resume.txt), `scaling` (the same class on one GPU and on every GPU of the host, or
-# SCALING_GPUS, sanitized, SCALING_STUDENTS a GPU: scaling.txt with the rates, the scaling, each GPU's share and every
-# lab's largest reference-as-student ratio; scaling-gN.txt and .json; scaling-gN-host.txt, the host's CPU load while
+# SCALING_GPUS, sanitized, SCALING_STUDENTS a GPU: scaling.txt with the rates, the scaling (the steady state's, then
+# the students' walls' with its bounds: scripts/class_scaling.py), each GPU's share and every lab's largest and
+# smallest reference-as-student ratio; scaling-gN.txt and .json; scaling-gN-host.txt, the host's CPU load while
 # it ran (scripts/host_load.py); scaling-phases.txt, where a student's seconds went on each GPU count;
 # scaling-timeline.txt, how long two or more workers were in the same step at once (scripts/class_timeline.py); with
 # SCALING_ALONE_CPUS=LIST also one GPU's class held to those CPUs, g1c), `repeatability` (every lab's baseline, reference and known-middle fixture graded as the
@@ -401,6 +402,8 @@ done
 # Scaling: the steady-state time a student on one GPU over that on g GPUs (1.8 on two and 3.4 on four are the goals).
 awk '/^steady state on/ { g = $4 + 0; t[g] = $6 } END { for (g in t) if (g > 1 && t[1] > 0) printf "scaling on %d GPUs: %.2fx one GPU of this host (steady state)\n", g, t[1] / t[g] }' \
   "$out/scaling.txt" | tee -a "$out/scaling.txt"
+# The same scaling from the students' grading walls, with the bounds its few students leave it.
+python3 "$root/scripts/class_scaling.py" "$out"/scaling-g*.json 2>&1 | tee -a "$out/scaling.txt"
 # Where each student's seconds went on each GPU count: what the workers contend for.
 python3 "$root/scripts/class_phases.py" "$out"/scaling-g*.json >"$out/scaling-phases.txt" 2>&1 || status=1
 # Whether the workers still grade in step: the seconds two or more were in the same step at once.

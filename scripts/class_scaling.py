@@ -1,0 +1,45 @@
+"""The scaling of a class graded on several GPU counts, from each student's grading wall (`grading.wall_s` of grade
+batch's class.json: one worker's seconds for that student, its build aside), with its resolution. The steady state of
+gpu-check's `scaling` phase comes from when the records were written: one figure, no spread, and a few students a GPU
+give it few intervals. Here a GPU count's seconds a student on the host are its workers' mean wall over the workers,
+and its scaling against the first file graded on one GPU is that class's mean wall times the GPUs over this one's,
+bounded by two standard errors of the ratio (each mean's standard error, the walls' standard deviation over the root
+of their count, added in quadrature relative to its mean): a goal (1.8x on two GPUs, 3.4x on four) inside the bounds
+is not decided by that many students. A class of a single student has no spread, so no bounds.
+Usage: python3 scripts/class_scaling.py CLASS_JSON [CLASS_JSON ...]   (e.g. scaling-g1.json scaling-g2.json)"""
+import json
+import math
+import statistics
+import sys
+
+
+def relative_error(walls):
+    """The standard error of the walls' mean over the mean, or None for a single wall."""
+    if len(walls) < 2:
+        return None
+    return statistics.stdev(walls) / math.sqrt(len(walls)) / statistics.mean(walls)
+
+
+print("scaling from each student's grading wall (one worker's seconds a student; bounds: two standard errors):")
+one_gpu = None  # (path, walls) of the first class graded on one GPU
+for path in sys.argv[1:]:
+    students = [s for s in json.load(open(path))["students"] if (s.get("grading") or {}).get("wall_s")]
+    if not students:
+        print(f"  {path}: no student with a grading wall")
+        continue
+    walls = [s["grading"]["wall_s"] for s in students]
+    gpus = len({s["grading"].get("gpu") for s in students})
+    mean = statistics.mean(walls)
+    line = (f"  {path}: {gpus} GPU(s), {len(walls)} student(s): {mean:.1f} s a student a worker ({min(walls):.1f} to "
+            f"{max(walls):.1f}), {mean / gpus:.1f} s a student on the host")
+    if one_gpu is None and gpus == 1:
+        one_gpu = (path, walls)
+    elif one_gpu is not None and gpus > 1:
+        base_path, base = one_gpu
+        scaling = gpus * statistics.mean(base) / mean
+        line += f", {scaling:.2f}x {base_path}"
+        errors = [relative_error(base), relative_error(walls)]
+        if None not in errors:
+            spread = 2 * scaling * math.hypot(*errors)
+            line += f" ({scaling - spread:.2f} to {scaling + spread:.2f})"
+    print(line)

@@ -1,0 +1,37 @@
+# scripts/class_scaling.py: a class's scaling from its students' grading walls, bounded by two standard errors. One GPU
+# at 50 and 52 s a student, two GPUs at 52, 54, 52 and 54 s a worker (a student with no grading wall left out): 26.5 s
+# a student on the host, 2 x 51 / 53 = 1.92x, its bounds 1.84 to 2.01. Against one GPU graded for a single student
+# (51 s), the same scaling with no bounds: one wall has no spread.
+# cmake -DWORK=DIR -DSCRIPT=scripts/class_scaling.py -P class_scaling_test.cmake
+file(MAKE_DIRECTORY ${WORK})
+function(class name walls_and_gpus)  # "WALL:GPU;..."
+  set(students "")
+  foreach(pair ${walls_and_gpus})
+    string(REPLACE ":" ";" pair "${pair}")
+    list(GET pair 0 wall)
+    list(GET pair 1 gpu)
+    string(APPEND students "{\"student\": \"s${wall}\", \"grading\": {\"gpu\": \"${gpu}\", \"wall_s\": ${wall}}},")
+  endforeach()
+  file(WRITE ${WORK}/${name}.json "{\"students\": [${students} {\"student\": \"unbuilt\", \"grading\": null}]}")
+endfunction()
+class(g1 "50:0;52:0")
+class(g1single "51:0")
+class(g2 "52:0;54:1;52:1;54:0")
+function(expect_lines)
+  execute_process(COMMAND python3 ${SCRIPT} ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "class_scaling.py failed (${rc}): ${out}${err}")
+  endif()
+  foreach(expected ${lines})
+    string(FIND "${out}" "${expected}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "expected '${expected}' in:\n${out}")
+    endif()
+  endforeach()
+endfunction()
+set(g2_line "g2.json: 2 GPU(s), 4 student(s): 53.0 s a student a worker (52.0 to 54.0), 26.5 s a student on the host")
+set(lines "g1.json: 1 GPU(s), 2 student(s): 51.0 s a student a worker (50.0 to 52.0), 51.0 s a student on the host\n"
+          "${g2_line}, 1.92x ${WORK}/g1.json (1.84 to 2.01)\n")
+expect_lines(${WORK}/g1.json ${WORK}/g2.json)
+set(lines "${g2_line}, 1.92x ${WORK}/g1single.json\n")
+expect_lines(${WORK}/g1single.json ${WORK}/g2.json)
