@@ -370,6 +370,16 @@ nvidia-smi topo -m >>"$out/scaling-gpus.txt" 2>&1
 # SCALING_ALONE_CPUS=LIST (e.g. 0-15, a quarter of a 64-CPU host) adds a run on one GPU with the batch held to those
 # CPUs (taskset), named g1c: a worker's share of the cores without other workers beside it. Against g1 it says what
 # fewer cores cost a worker; against the several-GPU runs, what the other workers cost it.
+# SCALING_DRIVER_PROBE=MS times the driver's answers every MS ms on average while each class is graded
+# (experiments/driver_lock/probe.cu, on the host's last GPU: the lock it measures is the whole host's): how busy the
+# resource manager's lock was, scaling-gN-driver.json and a line in scaling.txt; and who waits in the driver, in which
+# call, scaling-gN-driver-samples.txt.
+probe=""
+if [ -n "${SCALING_DRIVER_PROBE:-}" ]; then
+  probe=/tmp/course-driver-probe
+  nvcc -O3 -std=c++17 -arch=sm_90 -o "$probe" "$root/experiments/driver_lock/probe.cu" \
+    >"$out/driver-probe-build.log" 2>&1 || { echo "no driver probe: $out/driver-probe-build.log"; probe=""; }
+fi
 for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus}; do
   gpus=${g%c}
   [ "$gpus" -le "$all_gpus" ] || { echo "only $all_gpus GPU(s): no run on $g"; continue; }
@@ -384,11 +394,22 @@ for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus}; do
   (while :; do echo "$(date +%s.%N) $(grep -E '^(cpu |ctxt|procs_running|procs_blocked)' /proc/stat | tr '\n' ' ')"
      sleep 2; done) >"$out/scaling-g$g-host.txt" 2>/dev/null &
   sampler=$!
+  prober=""
+  if [ -n "$probe" ]; then
+    # Its idle calls first (200, about a second), before the class starts.
+    CUDA_VISIBLE_DEVICES=$(( all_gpus - 1 )) "$probe" "$SCALING_DRIVER_PROBE" 200 >"$out/scaling-g$g-driver.json" &
+    prober=$!
+    # Who waits in the driver, and in which call (experiments/check_contention/sample.py, every 50 ms).
+    python3 "$root/experiments/check_contention/sample.py" "g$g" 50 >"$out/scaling-g$g-driver-samples.txt" 2>&1 &
+    prober="$prober $!"
+    sleep 3
+  fi
   start=$(date +%s.%N)
   (cd "$build" && "${cpus[@]}" ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit" \
      --gpus "$(seq -s, 0 $(( gpus - 1 )))") >"$out/scaling-g$g.txt" 2>&1 || status=1
   end=$(date +%s.%N)
   kill "$sampler" 2>/dev/null
+  [ -n "$prober" ] && { kill -INT $prober; wait $prober; }
   cp "$sub/results/class.json" "$out/scaling-g$g.json" 2>/dev/null
   {
     awk -v g="$gpus" -v on="$on" -v n="$n" -v s="$start" -v e="$end" 'BEGIN { printf "%d GPU(s)%s: %d students graded in %.1f s, %.1f s a student\n", g, on, n, e - s, (e - s) / n }'
@@ -396,6 +417,10 @@ for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus}; do
     steady_state "$sub" "$n" "$gpus" "$start" | { if [ -n "$on" ]; then sed "s/^steady state on/steady state$on,/"; else cat; fi; }
     grep '^  GPU ' "$out/scaling-g$g.txt"
     python3 "$root/scripts/host_load.py" "$out/scaling-g$g-host.txt"
+    [ -n "$prober" ] && python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
+print('driver lock: %.1f%% of %d calls slower than twice idle (median %.3f ms, 90th percentile %.3f, against %.3f'
+      ' idle), %.3f ms waited a call on average' % (100 * d['slower_than_twice_idle'], d['calls'], d['median_ms'],
+      d['p90_ms'], d['idle_median_ms'], d['mean_wait_ms']))" "$out/scaling-g$g-driver.json"
     python3 "$root/scripts/class_ratios.py" "$out/scaling-g$g.json" 0 --per-lab
   } | tee -a "$out/scaling.txt"
 done
