@@ -372,8 +372,11 @@ nvidia-smi topo -m >>"$out/scaling-gpus.txt" 2>&1
 # fewer cores cost a worker; against the several-GPU runs, what the other workers cost it.
 # SCALING_DRIVER_PROBE=MS times the driver's answers every MS ms on average while each class is graded
 # (experiments/driver_lock/probe.cu, on the host's last GPU: the lock it measures is the whole host's): how busy the
-# resource manager's lock was, scaling-gN-driver.json and a line in scaling.txt; and who waits in the driver, in which
-# call, scaling-gN-driver-samples.txt.
+# resource manager's lock was, scaling-gN-driver.json and a line in scaling.txt. SCALING_DRIVER_SAMPLES=MS samples
+# who waits in the driver, in which call, every MS ms (experiments/check_contention/sample.py):
+# scaling-gN-driver-samples.txt. With the two, four workers took 96.0 s a student each, against 88.6 s without them
+# on another lease; the sampler, which reads every thread of every lab process, is the likelier cost, so it is asked
+# for on its own.
 probe=""
 if [ -n "${SCALING_DRIVER_PROBE:-}" ]; then
   probe=/tmp/course-driver-probe
@@ -399,10 +402,12 @@ for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus}; do
     # Its idle calls first (200, about a second), before the class starts.
     CUDA_VISIBLE_DEVICES=$(( all_gpus - 1 )) "$probe" "$SCALING_DRIVER_PROBE" 200 >"$out/scaling-g$g-driver.json" &
     prober=$!
-    # Who waits in the driver, and in which call (experiments/check_contention/sample.py, every 50 ms).
-    python3 "$root/experiments/check_contention/sample.py" "g$g" 50 >"$out/scaling-g$g-driver-samples.txt" 2>&1 &
-    prober="$prober $!"
     sleep 3
+  fi
+  if [ -n "${SCALING_DRIVER_SAMPLES:-}" ]; then
+    python3 "$root/experiments/check_contention/sample.py" "g$g" "$SCALING_DRIVER_SAMPLES" \
+      >"$out/scaling-g$g-driver-samples.txt" 2>&1 &
+    prober="$prober $!"
   fi
   start=$(date +%s.%N)
   (cd "$build" && "${cpus[@]}" ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit" \
@@ -417,7 +422,7 @@ for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus}; do
     steady_state "$sub" "$n" "$gpus" "$start" | { if [ -n "$on" ]; then sed "s/^steady state on/steady state$on,/"; else cat; fi; }
     grep '^  GPU ' "$out/scaling-g$g.txt"
     python3 "$root/scripts/host_load.py" "$out/scaling-g$g-host.txt"
-    [ -n "$prober" ] && python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
+    [ -n "$probe" ] && python3 -c "import json, sys; d = json.load(open(sys.argv[1]))
 print('driver lock: %.1f%% of %d calls slower than twice idle (median %.3f ms, 90th percentile %.3f, against %.3f'
       ' idle), %.3f ms waited a call on average' % (100 * d['slower_than_twice_idle'], d['calls'], d['median_ms'],
       d['p90_ms'], d['idle_median_ms'], d['mean_wait_ms']))" "$out/scaling-g$g-driver.json"
