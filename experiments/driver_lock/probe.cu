@@ -1,11 +1,12 @@
 // Experiment (issue 31): how busy a host's NVIDIA driver is while a class is graded. The driver's resource manager
 // (contexts, allocations, mappings) takes one lock for the whole host for most of its calls, so every worker of a
 // several-GPU batch waits for the others' calls (experiments/context_contention: contexts made one at a time whatever
-// the number of GPUs). If one worker alone keeps that lock busy a fraction f of the time, no number of GPUs grades
-// faster than 1/f times one.
+// the number of GPUs). If one worker alone keeps that lock busy a fraction f of the time, and a student's calls hold
+// it as long on any number of GPUs, no number of GPUs grades more than 1/f times as fast as one.
 // The probe asks the resource manager for something small at random moments and times each answer: 32 MiB of device
-// memory allocated and freed (cudaMalloc, cudaFree: a call into the resource manager each, below the runtime's
-// caching). A call that finds the lock free takes its idle time; one that finds it held waits for the holder. Calls
+// memory allocated and freed (cudaMalloc, cudaFree: at this size each goes to the resource manager, a third of a
+// millisecond on an idle host, not an answer from the runtime's cache). A call that finds the lock free takes its
+// idle time; one that finds it held waits for the holder. Calls
 // made at random moments find the lock held as often as it is held, so the share of calls slower than twice the idle
 // median is about how busy the lock was (and a lower bound: a short hold can be missed by that threshold).
 // It first times IDLE calls (started before the class, the host idle), then calls every INTERVAL_MS on average
