@@ -30,8 +30,8 @@ for path in sys.argv[1:]:
     walls = [s["grading"]["wall_s"] for s in students]
     gpus = len({s["grading"].get("gpu") for s in students})
     mean = statistics.mean(walls)
-    line = (f"  {path}: {gpus} GPU(s), {len(walls)} student(s): {mean:.1f} s a student a worker ({min(walls):.1f} to "
-            f"{max(walls):.1f}), {mean / gpus:.1f} s a student on the host")
+    line = (f"  {path}: {gpus} GPU(s), {len(walls)} student(s): {mean:.1f} s a student a worker "
+            f"(walls {min(walls):.1f} to {max(walls):.1f}), {mean / gpus:.1f} s a student on the host")
     if one_gpu is None and gpus == 1:
         one_gpu = (path, walls)
     elif one_gpu is not None and gpus > 1:

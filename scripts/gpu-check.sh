@@ -374,9 +374,8 @@ nvidia-smi topo -m >>"$out/scaling-gpus.txt" 2>&1
 # (experiments/driver_lock/probe.cu, on the host's last GPU: the lock it measures is the whole host's): how busy the
 # resource manager's lock was, scaling-gN-driver.json and a line in scaling.txt. SCALING_DRIVER_SAMPLES=MS samples
 # who waits in the driver, in which call, every MS ms (experiments/check_contention/sample.py):
-# scaling-gN-driver-samples.txt. With the two, four workers took 96.0 s a student each, against 88.6 s without them
-# on another lease; the sampler, which reads every thread of every lab process, is the likelier cost, so it is asked
-# for on its own.
+# scaling-gN-driver-samples.txt. The sampler reads every thread of every lab process and slows the class beside it
+# (results/2026-11-28-h200x4-5c96eec), so it is asked for on its own: a run that measures the scaling leaves it out.
 probe=""
 if [ -n "${SCALING_DRIVER_PROBE:-}" ]; then
   probe=/tmp/course-driver-probe

@@ -29,8 +29,11 @@ function(expect_lines)
     endif()
   endforeach()
 endfunction()
-set(g2_line "g2.json: 2 GPU(s), 4 student(s): 53.0 s a student a worker (52.0 to 54.0), 26.5 s a student on the host")
-set(lines "g1.json: 1 GPU(s), 2 student(s): 51.0 s a student a worker (50.0 to 52.0), 51.0 s a student on the host\n"
+set(g2_line "g2.json: 2 GPU(s), 4 student(s): 53.0 s a student a worker (walls 52.0 to 54.0), ")
+string(APPEND g2_line "26.5 s a student on the host")
+set(g1_line "g1.json: 1 GPU(s), 2 student(s): 51.0 s a student a worker (walls 50.0 to 52.0), ")
+string(APPEND g1_line "51.0 s a student on the host")
+set(lines "${g1_line}\n"
           "${g2_line}, 1.92x ${WORK}/g1.json (1.84 to 2.01)\n")
 expect_lines(${WORK}/g1.json ${WORK}/g2.json)
 set(lines "${g2_line}, 1.92x ${WORK}/g1single.json\n")
