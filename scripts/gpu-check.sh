@@ -376,7 +376,22 @@ nvidia-smi topo -m >>"$out/scaling-gpus.txt" 2>&1
 # who waits in the driver, in which call, every MS ms (experiments/check_contention/sample.py):
 # scaling-gN-driver-samples.txt. The sampler reads every thread of every lab process and slows the class beside it
 # (results/2026-11-28-h200x4-5c96eec), so it is asked for on its own: a run that measures the scaling leaves it out.
-probe=""
+# SCALING_DRIVER_CENSUS=1 counts every driver call of every process and its seconds, by the role of the process
+# (experiments/driver_lock/census.cpp, preloaded into every process of the host through /etc/ld.so.preload while
+# each class is graded, as root): scaling-census.txt, a student's calls and seconds by role and kind on each GPU
+# count, and their growth from one GPU to the most.
+probe="" census=""
+if [ -n "${SCALING_DRIVER_CENSUS:-}" ]; then
+  census=/tmp/course-census.so
+  if [ "$(id -u)" != 0 ] || [ -e /etc/ld.so.preload ]; then
+    echo "no driver census: it needs root and no /etc/ld.so.preload of the host's own"; census=""
+  elif ! g++ -O2 -shared -fPIC -o "$census" "$root/experiments/driver_lock/census.cpp" -ldl \
+      >"$out/driver-census-build.log" 2>&1; then
+    echo "no driver census: $out/driver-census-build.log"; census=""
+  else
+    trap 'rm -f /etc/ld.so.preload' EXIT
+  fi
+fi
 if [ -n "${SCALING_DRIVER_PROBE:-}" ]; then
   probe=/tmp/course-driver-probe
   nvcc -O3 -std=c++17 -arch=sm_90 -o "$probe" "$root/experiments/driver_lock/probe.cu" \
@@ -408,10 +423,16 @@ for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus}; do
       >"$out/scaling-g$g-driver-samples.txt" 2>&1 &
     prober="$prober $!"
   fi
+  if [ -n "$census" ]; then
+    rm -rf /tmp/course-census && mkdir -m 1777 /tmp/course-census && echo "$census" >/etc/ld.so.preload
+  fi
   start=$(date +%s.%N)
   (cd "$build" && "${cpus[@]}" ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit" \
      --gpus "$(seq -s, 0 $(( gpus - 1 )))") >"$out/scaling-g$g.txt" 2>&1 || status=1
   end=$(date +%s.%N)
+  if [ -n "$census" ]; then
+    rm -f /etc/ld.so.preload && rm -rf "/tmp/course-census-g$g" && mv /tmp/course-census "/tmp/course-census-g$g"
+  fi
   kill "$sampler" 2>/dev/null
   [ -n "$prober" ] && { kill -INT $prober; wait $prober; }
   cp "$sub/results/class.json" "$out/scaling-g$g.json" 2>/dev/null
@@ -433,6 +454,11 @@ awk '/^steady state on/ { g = $4 + 0; t[g] = $6 } END { for (g in t) if (g > 1 &
   "$out/scaling.txt" | tee -a "$out/scaling.txt"
 # The same scaling from the students' grading walls, with the bounds its few students leave it.
 python3 "$root/scripts/class_scaling.py" "$out"/scaling-g*.json 2>&1 | tee -a "$out/scaling.txt"
+if [ -n "$census" ]; then
+  most=$(ls -d /tmp/course-census-g* | sed 's/.*-g//' | grep -v c | sort -n | tail -1)
+  python3 "$root/experiments/driver_lock/census.py" /tmp/course-census-g1 "$per" \
+    "/tmp/course-census-g$most" $(( per * most )) >"$out/scaling-census.txt" 2>&1 || status=1
+fi
 # Where each student's seconds went on each GPU count: what the workers contend for.
 python3 "$root/scripts/class_phases.py" "$out"/scaling-g*.json >"$out/scaling-phases.txt" 2>&1 || status=1
 # Whether the workers still grade in step: the seconds two or more were in the same step at once.
