@@ -112,7 +112,7 @@ def report(folder, students, by_role):
         if not r["calls"]:
             continue
         top = ", ".join("%s %d/%.2f s" % (k, r["kind_calls"][k] / students, v / 1e9 / students)
-                        for k, v in r["kinds"].most_common(4))
+                        for k, v in r["kinds"].most_common(6))
         print("  %-34s %6.1f procs %8.0f calls %7.2f s  (%s)" % (role, r["n"] / students, r["calls"] / students,
                                                              r["ns"] / 1e9 / students, top))
     print("  all: %.2f s a student in driver calls" % (total_ns / 1e9 / students))

@@ -315,3 +315,32 @@ TEST_CASE("a device buffer the size of a test shape's keeps its memory and IPC h
   q.run(none, nullptr);
   CHECK(q.verify().ok);  // this case's inputs copied, and the spoiled guard made again
 }
+
+TEST_CASE("with pooled device memory, a freed buffer's memory is kept for the next, and a problem's buffers still have "
+          "IPC handles",
+          "[harness][gpu]") {
+  require_gpu();
+  harness::pool_device_memory();  // as a referee: this test's process alone (ctest runs each test on its own)
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  cudaMemPool_t pool;
+  CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  constexpr std::size_t kBytes = std::size_t{64} << 20;
+  { const harness::DeviceBuffer<unsigned char> scratch(kBytes); }
+  CUDA_CHECK(cudaDeviceSynchronize());  // where a pool of default settings gives back what is free
+  std::uint64_t reserved = 0;
+  CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+  CHECK(reserved >= kBytes);
+  const harness::DeviceBuffer<unsigned char> pooled(std::size_t{1} << 20);
+  cudaIpcMemHandle_t handle;
+  CHECK(cudaIpcGetMemHandle(&handle, pooled.get()) != cudaSuccess);  // the pool's memory has no IPC handle
+  (void)cudaGetLastError();
+  // A problem's buffers: a runner maps them by their CUDA IPC handles.
+  CopyProblem p(4127);
+  p.generate(1);
+  CHECK(p.x_.ipc_handle().size() == sizeof(cudaIpcMemHandle_t));
+  CHECK(p.y_.ipc_handle().size() == sizeof(cudaIpcMemHandle_t));
+  harness::Impl none;
+  p.run(none, nullptr);
+  CHECK(p.verify().ok);
+}

@@ -6,7 +6,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
+#include <mutex>
 #include <fstream>
 #include <regex>
 #include <stdexcept>
@@ -14,14 +17,45 @@
 
 namespace harness {
 
-void* device_malloc(std::size_t bytes) {
+namespace {
+std::atomic<bool> g_pooled{false};
+std::once_flag g_pool_kept;
+}  // namespace
+
+void pool_device_memory() { g_pooled = true; }
+
+// Pooled memory is allocated and freed in the order of the legacy default stream, which every blocking stream (the
+// harness's Stream) waits for and is waited for by: a buffer freed is reused only after the work issued before the
+// free, on any of those streams, has ended, as cudaFree's synchronization made sure. The pool keeps everything freed
+// (release threshold: all of it): its default gives memory back to the driver at every synchronization, a resource
+// manager's call each time again.
+void* device_malloc(std::size_t bytes, DeviceMemory memory, bool& pooled) {
   void* p = nullptr;
-  if (bytes > 0) CUDA_CHECK(cudaMalloc(&p, bytes));
+  pooled = false;
+  if (bytes == 0) return p;
+  if (memory == DeviceMemory::kShareable || !g_pooled) {
+    CUDA_CHECK(cudaMalloc(&p, bytes));
+    return p;
+  }
+  std::call_once(g_pool_kept, [] {
+    int device = 0;
+    cudaMemPool_t pool;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+    std::uint64_t all = UINT64_MAX;
+    CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &all));
+  });
+  CUDA_CHECK(cudaMallocAsync(&p, bytes, cudaStreamLegacy));
+  pooled = true;
   return p;
 }
 
-void device_free(void* ptr) noexcept {
-  if (ptr) CUDA_CHECK_NOTHROW(cudaFree(ptr));
+void device_free(void* ptr, bool pooled) noexcept {
+  if (!ptr) return;
+  if (pooled)
+    CUDA_CHECK_NOTHROW(cudaFreeAsync(ptr, cudaStreamLegacy));
+  else
+    CUDA_CHECK_NOTHROW(cudaFree(ptr));
 }
 
 void* pinned_malloc(std::size_t bytes) {

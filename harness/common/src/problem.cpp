@@ -246,7 +246,7 @@ Buffer::Buffer(Problem& owner, Role role, Element element, std::string name, std
       storage_ = std::move(k.storage);
       ipc_ = std::move(k.ipc);
     }
-    if (!storage_.get()) storage_ = DeviceBuffer<unsigned char>(whole);
+    if (!storage_.get()) storage_ = DeviceBuffer<unsigned char>(whole, DeviceMemory::kShareable);  // for runners
     detail::fill_words(storage_.get(), storage_.bytes(), guard_word(role), nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());  // the fill is asynchronous: finish before any stream can touch it
   }

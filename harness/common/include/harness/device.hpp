@@ -10,17 +10,31 @@
 
 namespace harness {
 
-/// Owns `count` elements of device memory (cudaMalloc); freed on destruction. Move-only.
+/// Where a DeviceBuffer's memory comes from: cudaMalloc, or the device's stream-ordered pool where the process asked
+/// for it (pool_device_memory()). Memory another process maps (a CUDA IPC handle) is always cudaMalloc's.
+enum class DeviceMemory { kAny, kShareable };
+
+/// From now on, this process's DeviceBuffers (but shareable ones) come from the device's default memory pool, which
+/// keeps what they free for the next: a referee allocates and frees scratch for every case (a pristine copy of each
+/// input, each output's reference on the GPU, the comparisons' counters), and each cudaMalloc and cudaFree of it is a
+/// call to the driver's resource manager, whose lock is the host's, so on a host of several GPUs every worker waited
+/// for every other's. Called by the lab binaries (the referee), not by runners: a runner's allocations stay as they are.
+void pool_device_memory();
+
+/// Owns `count` elements of device memory; freed on destruction. Move-only.
 template <class T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  /// Allocates `count` elements (uninitialized). Throws CudaError.
-  explicit DeviceBuffer(std::size_t count);
+  /// Allocates `count` elements (uninitialized): cudaMalloc, or the pool (pool_device_memory()) unless `memory` is
+  /// kShareable. Throws CudaError.
+  explicit DeviceBuffer(std::size_t count, DeviceMemory memory = DeviceMemory::kAny);
   ~DeviceBuffer();
   /// Takes over `other`'s memory.
   DeviceBuffer(DeviceBuffer&& other) noexcept
-      : ptr_(std::exchange(other.ptr_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+      : ptr_(std::exchange(other.ptr_, nullptr)),
+        count_(std::exchange(other.count_, 0)),
+        pooled_(std::exchange(other.pooled_, false)) {}
   /// Frees this memory and takes over `other`'s.
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     DeviceBuffer(std::move(other)).swap(*this);
@@ -36,11 +50,13 @@ class DeviceBuffer {
   void swap(DeviceBuffer& other) noexcept {
     std::swap(ptr_, other.ptr_);
     std::swap(count_, other.count_);
+    std::swap(pooled_, other.pooled_);
   }
 
  private:
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
+  bool pooled_ = false;  // from the pool: freed into it
 };
 
 /// Owns `count` elements of page-locked host memory (cudaMallocHost), which copies can overlap with kernels.
@@ -191,8 +207,8 @@ std::string cuda_version_string(int version);
 
 /// @cond INTERNAL
 // ---- implementation of the templates ----
-void* device_malloc(std::size_t bytes);
-void device_free(void* ptr) noexcept;
+void* device_malloc(std::size_t bytes, DeviceMemory memory, bool& pooled);
+void device_free(void* ptr, bool pooled) noexcept;
 void* pinned_malloc(std::size_t bytes);
 void pinned_free(void* ptr) noexcept;
 
@@ -206,11 +222,11 @@ PinnedBuffer<T>::~PinnedBuffer() {
 /// @endcond
 
 template <class T>
-DeviceBuffer<T>::DeviceBuffer(std::size_t count)
-    : ptr_(static_cast<T*>(device_malloc(count * sizeof(T)))), count_(count) {}
+DeviceBuffer<T>::DeviceBuffer(std::size_t count, DeviceMemory memory)
+    : ptr_(static_cast<T*>(device_malloc(count * sizeof(T), memory, pooled_))), count_(count) {}
 template <class T>
 DeviceBuffer<T>::~DeviceBuffer() {
-  device_free(ptr_);
+  device_free(ptr_, pooled_);
 }
 
 }  // namespace harness

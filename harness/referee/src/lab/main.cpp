@@ -2,6 +2,7 @@
 #include "commands.hpp"
 
 #include <harness/cuda_check.hpp>
+#include <harness/device.hpp>
 #include <harness/exit_codes.hpp>
 #include <harness/launcher.hpp>
 
@@ -23,6 +24,9 @@ int main(int argc, char** argv) {
   // A runner that is gone (it could not start, or crashed) makes a write to its command pipe fail with EPIPE, which
   // the referee reports as that runner's failure, instead of ending the referee with SIGPIPE.
   ::signal(SIGPIPE, SIG_IGN);
+  // The referee's scratch on the GPU (each case's pristine inputs, references, counters) from a pool that keeps it:
+  // no call to the host's driver lock for each case's allocations (device.hpp).
+  pool_device_memory();
   CLI::App app{"One lab of the CUDA performance course: correctness checks and timings of its exercises.\n"
                "The grader (./grade) drives this binary; see docs/protocol.md."};
   app.require_subcommand(1);
