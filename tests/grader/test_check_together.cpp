@@ -109,3 +109,22 @@ TEST_CASE("a lab's check results that cannot be split by exercise are checked on
   CHECK_THAT(exercise(run.results, "gemm").at("message").get<std::string>(),
              ContainsSubstring("check results unreadable: line 1 is not a JSON object"));
 }
+
+TEST_CASE("a lab's check run is read whole when its exercises' reports together outgrow one run's limit",
+          "[grader][e2e][together]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  // 200 seeds of 19 digits: copy's 600 lines (about 50 KB) and gemm's 400 fit one run's 64 KiB each, not together (as
+  // lab 03's four exercises of 216 cases did not).
+  std::string seeds;
+  for (int i = 0; i < 200; ++i) seeds += (seeds.empty() ? "" : ",") + std::to_string(1'000'000'000'000'000'000ULL + i);
+  const auto run = run_grade(dir, {"lab1", "--seeds", seeds}, {{"FAKE_LAB_CALL_LOG", log.string()}});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.results.is_object());
+  CHECK(check_calls(log) == std::vector<std::string>{"check copy,gemm student"});
+  for (const char* name : {"copy", "gemm"}) {
+    CAPTURE(name);
+    CHECK(exercise(run.results, name).at("status") == "ok");
+    CHECK(exercise(run.results, name).at("tests_total") == (name == std::string("copy") ? 600 : 400));
+  }
+}

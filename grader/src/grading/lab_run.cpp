@@ -172,11 +172,15 @@ class ExerciseGrader {
     return seeds;
   }
 
-  // A `check` run of `exercises` (comma-separated) at `seeds`.
+  // A `check` run of `exercises` (comma-separated) at `seeds`. Of a run of several, as much of its output is read as
+  // of their own runs together, each exercise's report being made to fit one run's limit (harness ReportBudget): lab
+  // 03's 864 lines of about 100 bytes were cut at one limit, and each of its exercises was checked again.
   ProcessOptions check_process(const std::string& exercises, const std::vector<std::uint64_t>& seeds) const {
-    return ctx_.process({ctx_.binary, "check", "--impl", ctx_.options.impl, "--exercise", exercises, "--results",
-                         kResultsPath, "--seeds", join_seeds(seeds)},
-                        ctx_.check_timeout_s);
+    auto p = ctx_.process({ctx_.binary, "check", "--impl", ctx_.options.impl, "--exercise", exercises, "--results",
+                           kResultsPath, "--seeds", join_seeds(seeds)},
+                          ctx_.check_timeout_s);
+    p.capture_limit *= static_cast<std::size_t>(std::count(exercises.begin(), exercises.end(), ',') + 1);
+    return p;
   }
 
   // `x` made ready for a check of its own, at seeds chosen now: what an earlier run said is dropped, its seconds kept.

@@ -2,9 +2,9 @@
 /// @file report_budget.hpp
 /// @brief How much of the cases' messages `labN check` writes, so that its report always fits what the grader reads.
 ///
-/// The grader reads at most 64 KiB of a check's results (grader::ProcessOptions::capture_limit) and refuses a longer
-/// report as unreadable, which once cost a plainly wrong scan its first mismatch. The report is capped where it is
-/// made: every case still gets its line (shape, seed, ok), and messages share a budget.
+/// The grader reads at most 64 KiB of a check's results an exercise (grader::ProcessOptions::capture_limit) and refuses
+/// a longer report as unreadable, which once cost a plainly wrong scan its first mismatch. The report is capped where
+/// it is made: every case still gets its line (shape, seed, ok), and each exercise's messages share a budget.
 #include <cstddef>
 #include <string>
 

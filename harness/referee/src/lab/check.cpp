@@ -106,8 +106,10 @@ struct CheckRun {
   std::future<std::unique_ptr<Problem>> next;
   std::size_t next_index = 0;
   bool prefetch = !protocol::cuda_tool_attached();
-  ReportBudget budget;  // the messages' share of the results file, which the grader reads up to 64 KiB: set once the
-                        // cases are known
+  // Each exercise's messages' share of the results file, set once the cases are known: the grader reads up to 64 KiB
+  // an exercise (a run of several, as much as their own runs would have), so each exercise's part of the report is
+  // what its own run would have written.
+  std::map<std::string, ReportBudget> budgets;
 
   static std::unique_ptr<Problem> prepare(const Case& c) {
     auto problem = c.spec->make(c.shape);
@@ -135,8 +137,8 @@ struct CheckRun {
     o.hint_line = o.ok ? "" : hint_line(o.hint, lab().id);
     if (!results.is_open()) return;
     auto line = nlohmann::json{{keys::kExercise, c.spec->name}, {keys::kShape, c.shape.str()}, {keys::kSeed, c.seed},
-                               {keys::kOk, o.ok}, {keys::kMessage, budget.take(o.message)}};
-    if (!o.hint_line.empty()) line[keys::kHint] = budget.take(o.hint_line);
+                               {keys::kOk, o.ok}, {keys::kMessage, budgets[c.spec->name].take(o.message)}};
+    if (!o.hint_line.empty()) line[keys::kHint] = budgets[c.spec->name].take(o.hint_line);
     // Flushed: the grader must see every finished case even if the next one kills us.
     results << line.dump() << std::endl;
   }
@@ -294,13 +296,13 @@ int check(const CheckRequest& request, const char* argv0) {
     const std::size_t before = run.cases.size();
     for (const auto& shape : request.small ? small_shapes(spec->test_shapes) : spec->test_shapes)
       for (auto seed : request.seeds) run.cases.push_back({spec, shape, seed});
+    run.budgets[spec->name] = ReportBudget(run.cases.size() - before);
     if (run.results.is_open())
       run.results << nlohmann::json{{keys::kPlan, {{keys::kExercise, spec->name}, {keys::kImpl, request.impl},
                                               {keys::kCases, run.cases.size() - before}}}}.dump()
                   << std::endl;
   }
 
-  run.budget = ReportBudget(run.cases.size());
   active = &run;
   Catch::Session session;
   std::vector<const char*> args{argv0};
