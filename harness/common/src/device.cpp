@@ -9,8 +9,8 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
-#include <mutex>
 #include <fstream>
+#include <mutex>
 #include <regex>
 #include <stdexcept>
 #include <system_error>
