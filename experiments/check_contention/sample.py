@@ -13,16 +13,14 @@ import signal
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from nvidia_requests import NV_ESCAPES  # noqa: E402 (found through the path above)
+
 SYSCALLS = {0: "read", 1: "write", 3: "close", 7: "poll", 9: "mmap", 10: "mprotect", 11: "munmap", 12: "brk",
             16: "ioctl", 17: "pread64", 23: "select", 24: "sched_yield", 28: "madvise", 35: "nanosleep",
             56: "clone", 59: "execve", 61: "wait4", 149: "mlock", 202: "futex", 228: "clock_gettime",
             230: "clock_nanosleep", 231: "exit_group", 232: "epoll_wait", 257: "openat", 270: "pselect6",
             271: "ppoll", 281: "epoll_pwait", 435: "clone3"}
-# The request numbers of NVIDIA's device files ('F'), as the open kernel modules' nv_escape.h and nv-ioctl-numbers.h
-# name them: the resource manager's calls (allocate, free, control, map) and the registration of a file.
-NV_ESCAPES = {0x27: "RM_ALLOC_MEMORY", 0x29: "RM_FREE", 0x2A: "RM_CONTROL", 0x2B: "RM_ALLOC", 0x34: "RM_DUP_OBJECT",
-              0x35: "RM_SHARE", 0x4A: "RM_VID_HEAP_CONTROL", 0x4E: "RM_MAP_MEMORY", 0x4F: "RM_UNMAP_MEMORY",
-              0x57: "RM_MAP_MEMORY_DMA", 0x58: "RM_UNMAP_MEMORY_DMA", 0xC9: "REGISTER_FD"}
 LAB = re.compile(r"^lab[0-9]")
 label = sys.argv[1] if len(sys.argv) > 1 else "sample"
 interval = (float(sys.argv[2]) if len(sys.argv) > 2 else 10.0) / 1000

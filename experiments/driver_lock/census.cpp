@@ -32,9 +32,7 @@ struct Record {
   char magic[8];  // "census1"
   std::int32_t pid;
   std::int32_t ppid;
-  double start_s;  // CLOCK_MONOTONIC at the constructor
-  double last_s;   // at the end of the last ioctl
-  char cmd[512];   // /proc/self/cmdline, NULs made spaces
+  char cmd[512];  // /proc/self/cmdline, NULs made spaces
   std::uint64_t calls[kClasses][256];
   std::uint64_t ns[kClasses][256];
 };
@@ -43,12 +41,6 @@ using Ioctl = int (*)(int, unsigned long, void*);
 Ioctl g_real = nullptr;
 Record* g_record = nullptr;
 pid_t g_pid = 0;
-
-double now_s() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
 
 std::uint64_t now_ns() {
   timespec t{};
@@ -75,7 +67,6 @@ __attribute__((constructor)) void census_start() {
   std::memcpy(r->magic, "census1", 8);
   r->pid = static_cast<std::int32_t>(g_pid);
   r->ppid = static_cast<std::int32_t>(getppid());
-  r->start_s = r->last_s = now_s();
   const int cmd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
   if (cmd >= 0) {
     const ssize_t n = read(cmd, r->cmd, sizeof r->cmd - 1);
@@ -111,6 +102,5 @@ extern "C" int ioctl(int fd, unsigned long request, ...) {
   }
   __atomic_fetch_add(&g_record->calls[kind][nr], 1, __ATOMIC_RELAXED);
   __atomic_fetch_add(&g_record->ns[kind][nr], to - from, __ATOMIC_RELAXED);
-  g_record->last_s = 1e-9 * static_cast<double>(to);
   return result;
 }

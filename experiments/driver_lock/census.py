@@ -10,33 +10,22 @@ import re
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from nvidia_requests import NV_ESCAPES, UVM_CALLS  # noqa: E402 (found through the path above)
+
 CLASSES = 3
-HEADER = struct.Struct("<8sii dd 512s")
+HEADER = struct.Struct("<8sii512s")
 COUNTS = CLASSES * 256
 RECORD = HEADER.size + 2 * 8 * COUNTS
-# The request numbers of NVIDIA's device files ('F'), as the open kernel modules' nv_escape.h and nv-ioctl-numbers.h
-# name them (as experiments/check_contention/sample.py does), and nvidia-uvm's (uvm_ioctl.h); every name is printed
-# with its number, the numbers being what was counted.
-NV = {0x27: "RM_ALLOC_MEMORY", 0x29: "RM_FREE", 0x2A: "RM_CONTROL", 0x2B: "RM_ALLOC", 0x34: "RM_DUP_OBJECT",
-      0x35: "RM_SHARE", 0x4A: "RM_VID_HEAP_CONTROL", 0x4E: "RM_MAP_MEMORY", 0x4F: "RM_UNMAP_MEMORY",
-      0x57: "RM_MAP_MEMORY_DMA", 0x58: "RM_UNMAP_MEMORY_DMA", 0x5C: "RM_EXPORT_OBJECT_TO_FD",
-      0x5D: "RM_IMPORT_OBJECT_FROM_FD", 0xC8: "CARD_INFO", 0xC9: "REGISTER_FD", 0xCE: "ALLOC_OS_EVENT",
-      0xCF: "FREE_OS_EVENT", 0xD1: "STATUS_CODE", 0xD2: "CHECK_VERSION_STR", 0xD4: "ATTACH_GPUS_TO_FD",
-      0xD6: "SYS_PARAMS", 0xDA: "WAIT_OPEN_COMPLETE"}
-UVM = {0xFF: "UVM_INITIALIZE", 0x17: "UVM_CREATE_RANGE_GROUP", 0x18: "UVM_DESTROY_RANGE_GROUP",
-       0x19: "UVM_REGISTER_GPU_VASPACE", 0x1A: "UVM_UNREGISTER_GPU_VASPACE", 0x1B: "UVM_REGISTER_CHANNEL",
-       0x1C: "UVM_UNREGISTER_CHANNEL", 0x21: "UVM_MAP_EXTERNAL_ALLOCATION", 0x22: "UVM_FREE",
-       0x25: "UVM_REGISTER_GPU", 0x26: "UVM_UNREGISTER_GPU", 0x27: "UVM_PAGEABLE_MEM_ACCESS",
-       0x42: "UVM_UNMAP_EXTERNAL", 0x44: "UVM_ALLOC_SEMAPHORE_POOL", 0x4B: "UVM_MM_INITIALIZE"}
 LAB = re.compile(r"^lab(\d)$")
 RUNNER = re.compile(r"^lab(\d)-(\w+)")
 
 
 def call_name(kind, nr):
     if kind == 0:
-        return "%s(F:0x%02x)" % (NV.get(nr, "?"), nr)
+        return "%s(F:0x%02x)" % (NV_ESCAPES.get(nr, "?"), nr)
     if kind == 1:
-        return "%s(uvm:0x%02x)" % (UVM.get(nr, "?"), nr)
+        return "%s(uvm:0x%02x)" % (UVM_CALLS.get(nr, "?"), nr)
     return "other:%s" % (chr(nr) if 32 < nr < 127 else "0x%02x" % nr)
 
 
@@ -47,11 +36,11 @@ def read(folder):
             data = f.read()
         if len(data) < RECORD or not data.startswith(b"census1"):
             continue
-        _, pid, ppid, start, last, cmd = HEADER.unpack_from(data)
+        _, pid, ppid, cmd = HEADER.unpack_from(data)
         calls = struct.unpack_from("<%dQ" % COUNTS, data, HEADER.size)
         ns = struct.unpack_from("<%dQ" % COUNTS, data, HEADER.size + 8 * COUNTS)
         words = cmd.split(b"\0")[0].decode(errors="replace").split()
-        procs[pid] = {"ppid": ppid, "words": words, "calls": calls, "ns": ns, "life": last - start}
+        procs[pid] = {"ppid": ppid, "words": words, "calls": calls, "ns": ns}
     return procs
 
 
@@ -86,7 +75,7 @@ def roles(procs):
     return out
 
 
-def summarize(folder, students):
+def summarize(folder):
     procs = read(folder)
     role_of = roles(procs)
     by_role = collections.defaultdict(lambda: {"n": 0, "calls": 0, "ns": 0, "kinds": collections.Counter(),
@@ -126,11 +115,11 @@ def report(folder, students, by_role):
 def main():
     if len(sys.argv) not in (3, 5):
         sys.exit(__doc__)
-    first = summarize(sys.argv[1], int(sys.argv[2]))
+    first = summarize(sys.argv[1])
     kinds1 = report(sys.argv[1], int(sys.argv[2]), first)
     if len(sys.argv) == 5:
         n1, n2 = int(sys.argv[2]), int(sys.argv[4])
-        second = summarize(sys.argv[3], n2)
+        second = summarize(sys.argv[3])
         kinds2 = report(sys.argv[3], n2, second)
         print("growth a student, %s -> %s (seconds in driver calls):" % (sys.argv[1], sys.argv[3]))
         for role in sorted(set(first) | set(second), key=lambda k: -(second[k]["ns"] if k in second else 0)):
