@@ -316,8 +316,8 @@ TEST_CASE("a device buffer the size of a test shape's keeps its memory and IPC h
   CHECK(q.verify().ok);  // this case's inputs copied, and the spoiled guard made again
 }
 
-TEST_CASE("with pooled device memory, a freed buffer's memory is kept for the next, and a problem's buffers still have "
-          "IPC handles",
+TEST_CASE("with pooled device memory, a freed buffer's memory is kept for the next, and a timed shape's scratch and a "
+          "problem's buffers still have IPC handles",
           "[harness][gpu]") {
   require_gpu();
   harness::pool_device_memory();  // as a referee: this test's process alone (ctest runs each test on its own)
@@ -335,6 +335,9 @@ TEST_CASE("with pooled device memory, a freed buffer's memory is kept for the ne
   cudaIpcMemHandle_t handle;
   CHECK(cudaIpcGetMemHandle(&handle, pooled.get()) != cudaSuccess);  // the pool's memory has no IPC handle
   (void)cudaGetLastError();
+  // A timed shape's scratch (2^28 floats) is cudaMalloc's, which has an IPC handle.
+  const harness::DeviceBuffer<float> timed(std::size_t{1} << 28);
+  CHECK(cudaIpcGetMemHandle(&handle, timed.get()) == cudaSuccess);
   // A problem's buffers: a runner maps them by their CUDA IPC handles.
   CopyProblem p(4127);
   p.generate(1);

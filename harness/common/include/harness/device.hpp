@@ -11,7 +11,8 @@
 namespace harness {
 
 /// Where a DeviceBuffer's memory comes from: cudaMalloc, or the device's stream-ordered pool where the process asked
-/// for it (pool_device_memory()). Memory another process maps (a CUDA IPC handle) is always cudaMalloc's.
+/// for it (pool_device_memory()). Memory another process maps (a CUDA IPC handle) is always cudaMalloc's, and so is a
+/// buffer larger than any test shape's (a timed shape's).
 enum class DeviceMemory { kAny, kShareable };
 
 /// From now on, this process's DeviceBuffers (but shareable ones) come from the device's default memory pool, which
