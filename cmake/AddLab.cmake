@@ -89,6 +89,14 @@ function(add_lab dir)
   endif()
   _lab_implementation(${lab} ${dir} ${sources} baseline ${baseline_source})
   _lab_implementation(${lab} ${dir} ${sources} reference ${solutions}/solution.cu)
+  # The course's two timed implementations in one runner, runners/labN-reference+baseline, which `labN time` uses for
+  # both where it is there: one CUDA context fewer a timed run, and the host makes contexts one at a time for every
+  # GPU it has (harness/referee/include/harness/runner.hpp).
+  set(course_runner ${lab}-reference+baseline)
+  add_executable(${course_runner})
+  target_link_libraries(${course_runner} PRIVATE harness_runner_main ${sources} ${lab}_reference ${lab}_baseline)
+  set_target_properties(${course_runner} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${COURSE_BIN_DIR}/runners)
+  add_dependencies(${lab} ${course_runner})
 
   file(GLOB wrong_sources CONFIGURE_DEPENDS ${solutions}/wrong/*.cu)
   set(wrong_impls)

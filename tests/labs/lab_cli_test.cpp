@@ -67,6 +67,8 @@ TEST_CASE("every lab binary lists its exercises and the three implementations of
     REQUIRE(j.at("implementations").contains(impl));
     REQUIRE(j["implementations"][impl].size() == j["exercises"].size());
   }
+  // The course's runner of the reference and the baseline is not an implementation of its own.
+  CHECK_FALSE(j["implementations"].contains("reference+baseline"));
 }
 
 TEST_CASE("lab binaries reject bad requests with the documented exit codes", "[labs][cli]") {
@@ -107,6 +109,11 @@ TEST_CASE("with a GPU, one time run times the exercises it is given as a list, a
     const auto j = nlohmann::json::parse(line);
     CHECK(j.at("correct") == true);
     CHECK(j.at("runners").at("student").at("median_ms").get<double>() > 0);
+    // The student's runner is its own (the reference's program, handed in as the student); the course's two timed
+    // implementations share one process where the lab has their runner of both (cmake/AddLab.cmake).
+    CHECK(j["runners"]["student"].at("program") == lab + "-reference");
+    CHECK(j["runners"].at("reference").at("program") == lab + "-reference+baseline");
+    CHECK(j["runners"].at("baseline").at("program") == lab + "-reference+baseline");
     timed.push_back(j.at("exercise").get<std::string>());
   }
   std::filesystem::remove(results);

@@ -161,6 +161,7 @@ class RemoteRunner final : public Runner {
   RemoteRunner& operator=(const RemoteRunner&) = delete;
 
   [[nodiscard]] const std::string& name() const override { return name_; }
+  [[nodiscard]] std::string program() const override { return program_.filename().string(); }
 
   void open(const std::string& exercise, Problem& problem) override {
     // Device buffers go as CUDA IPC handles; host buffers as "fd", their descriptors sent over the socket first, in
@@ -176,23 +177,37 @@ class RemoteRunner final : public Runner {
       }
     }
     if (pid_ <= 0) throw RunnerFailure("runner '" + name_ + "' is not running", true);
+    // A runner of several implementations is opened by each on the same problem: the problem is open already.
+    json open = {{"op", "open"}, {"exercise", exercise}, {"shape", problem.shape().str()}, {"handles", handles}};
+    if (problem_ == &problem && open == open_) return;
     problem_ = nullptr;
+    open_ = nullptr;
     turn([&] {
       if (!fds.empty() && !protocol::send_descriptors(fds_, fds))
         throw RunnerFailure("runner '" + name_ + "' " + death(), true);
-      call({{"op", "open"}, {"exercise", exercise}, {"shape", problem.shape().str()}, {"handles", handles}});
+      call(open);
     });
     problem_ = &problem;
+    open_ = std::move(open);
   }
 
-  Sample run() override {
+  Sample run() override { return run_as(""); }
+
+  /// A run of implementation `impl` of a runner of several (its "prepare", "run" and "finish" name it), or of the one
+  /// implementation of this runner (`impl` empty).
+  Sample run_as(const std::string& impl) {
     Sample sample;
+    const auto command = [&](const char* op) {
+      json c = {{"op", op}};
+      if (!impl.empty()) c["impl"] = impl;
+      return c;
+    };
     turn([&] {
       // The untimed set-up and hand-over (Problem::before_run, after_run) are commands of their own, outside the
       // clock.
-      call({{"op", "prepare"}});
+      call(command("prepare"));
       const auto start = std::chrono::steady_clock::now();
-      const json reply = call({{"op", "run"}});
+      const json reply = call(command("run"));
       const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       if (!reply.contains("ms") || !reply.at("ms").is_number())
         throw RunnerFailure("runner '" + name_ + "' answered a run without a time", true);
@@ -207,7 +222,7 @@ class RemoteRunner final : public Runner {
           throw RunnerFailure("runner '" + name_ + "' answered garbage: " + reply.dump().substr(0, 120), true);
         problem_->note_unjoined({u[0].get<std::size_t>(), u[1].get<std::int64_t>()});
       }
-      call({{"op", "finish"}});
+      call(command("finish"));
       sample = {reply.at("ms").get<double>(), wall};
     });
     return sample;
@@ -215,6 +230,7 @@ class RemoteRunner final : public Runner {
 
   void close() override {
     problem_ = nullptr;
+    open_ = nullptr;
     turn([&] { call({{"op", "close"}}); });
   }
 
@@ -394,10 +410,29 @@ class RemoteRunner final : public Runner {
   FILE* from_ = nullptr;
   int fds_ = -1;                // the socket that hands the runner descriptors of shared host memory (its fd 5)
   Problem* problem_ = nullptr;  // the open problem, which the runner's reports of a run are noted on
+  json open_;                   // the command that opened it
   // Under a CUDA tool a runner keeps threads of the tool's in it and neither stops itself nor is stopped (runner.hpp).
   bool watched_ = !protocol::cuda_tool_attached();
   std::optional<ProcessImage> image_;  // its threads and executable mappings once set up
   std::optional<int> reaped_;          // its wait status, once a wait for its stop found it ended instead
+};
+
+/// One implementation of a runner of several: its own name, the runner's process shared with the others'. Opened on
+/// the problem the others are opened on (RemoteRunner::open keeps it open), run by name.
+class ImplOfRunner final : public Runner {
+ public:
+  ImplOfRunner(std::shared_ptr<RemoteRunner> runner, std::string name)
+      : runner_(std::move(runner)), name_(std::move(name)) {}
+  [[nodiscard]] const std::string& name() const override { return name_; }
+  [[nodiscard]] std::string program() const override { return runner_->program(); }
+  void open(const std::string& exercise, Problem& problem) override { runner_->open(exercise, problem); }
+  Sample run() override { return runner_->run_as(name_); }
+  void close() override { runner_->close(); }
+  void end() noexcept override { static_cast<Runner&>(*runner_).end(); }
+
+ private:
+  std::shared_ptr<RemoteRunner> runner_;
+  std::string name_;
 };
 
 /// "mutant:zeros" -> "zeros"; empty for an ordinary implementation.
@@ -415,7 +450,9 @@ std::vector<std::string> runner_names() {
   const auto prefix = runner_prefix();
   for (const auto& entry : fs::directory_iterator(runner_directory(), error)) {
     const auto file = entry.path().filename().string();
-    if (file.rfind(prefix, 0) == 0 && entry.is_regular_file()) names.push_back(file.substr(prefix.size()));
+    // A runner of several implementations (labN-reference+baseline) is none of its own.
+    if (file.rfind(prefix, 0) == 0 && file.find('+') == std::string::npos && entry.is_regular_file())
+      names.push_back(file.substr(prefix.size()));
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -441,6 +478,22 @@ std::unique_ptr<Runner> make_runner(const std::string& name) {
   const auto program = runner_directory() / (runner_prefix() + name);
   if (!fs::is_regular_file(program)) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
   return std::make_unique<RemoteRunner>(program, name);
+}
+
+std::map<std::string, std::unique_ptr<Runner>> make_runners(const std::map<std::string, std::string>& impl_of) {
+  std::map<std::string, std::unique_ptr<Runner>> runners;
+  const auto is = [&](const char* role) {
+    const auto it = impl_of.find(role);
+    return it != impl_of.end() && it->second == role;
+  };
+  const auto course = runner_directory() / (runner_prefix() + "reference+baseline");
+  if (is("reference") && is("baseline") && fs::is_regular_file(course)) {
+    auto shared = std::make_shared<RemoteRunner>(course, "reference+baseline");
+    for (const char* role : {"reference", "baseline"}) runners[role] = std::make_unique<ImplOfRunner>(shared, role);
+  }
+  for (const auto& [role, impl] : impl_of)
+    if (!runners.contains(role)) runners[role] = make_runner(impl);
+  return runners;
 }
 
 }  // namespace harness

@@ -1,8 +1,9 @@
-// main() of every runner program (referee/include/harness/runner.hpp): one implementation's launchers, the lab's
-// problem definitions, and this command loop. It owns no buffer: it maps the referee's (device memory by CUDA IPC
-// handle, host memory by the descriptor the referee sends on fd 5), runs its launcher when told, and reports its event
-// time. Nothing here is trusted by the referee, which checks every output itself and bounds every time by its own
-// clock; what this file guarantees is what the implementation's code can reach (sandbox.hpp):
+// main() of every runner program (referee/include/harness/runner.hpp): one implementation's launchers (or the course's
+// reference's and baseline's), the lab's problem definitions, and this command loop. It owns no buffer: it maps the
+// referee's (device memory by CUDA IPC handle, host memory by the descriptor the referee sends on fd 5), runs its
+// launcher when told, and reports its event time. Nothing here is trusted by the referee, which checks every output
+// itself and bounds every time by its own clock; what this file guarantees is what the implementation's code can reach
+// (sandbox.hpp):
 //   .preinit_array        stage 1 (seccomp, Landlock writes), before any code the program links runs
 //   constructor(101)      the CUDA context, stream and events, then stage 2 (no threads, files or code of its own),
 //                         before the static initializers of the implementation, which run after it
@@ -176,15 +177,26 @@ int main(int argc, char** argv) {
               << "\n";
     return 0;
   }
+  // One implementation, or the course's several (the reference's and the baseline's, which `labN time` runs in one
+  // process): then each "prepare", "run" and "finish" names the one it is for, and `--list NAME` lists one's launchers.
   const auto& impls = implementations();
-  if (impls.size() != 1) {
-    std::cerr << "a runner links exactly one implementation; this one has " << impls.size() << "\n";
+  if (impls.empty()) {
+    std::cerr << "a runner links at least one implementation; this one has none\n";
     return 114;
   }
-  const Impl& impl = impls.begin()->second;
+  const auto impl_named = [&](const std::string& name) -> const Impl* {
+    if (name.empty()) return impls.size() == 1 ? &impls.begin()->second : nullptr;
+    const auto it = impls.find(name);
+    return it == impls.end() ? nullptr : &it->second;
+  };
   if (argc > 1 && std::string(argv[1]) == "--list") {
+    const Impl* listed = impl_named(argc > 2 ? argv[2] : "");
+    if (!listed) {
+      std::cerr << "--list NAME: name one of this runner's " << impls.size() << " implementations\n";
+      return 2;
+    }
     json names = json::array();
-    for (const auto& [exercise, fn] : impl.launchers()) names.push_back(exercise);
+    for (const auto& [exercise, fn] : listed->launchers()) names.push_back(exercise);
     std::cout << names.dump() << "\n";
     return 0;
   }
@@ -213,6 +225,12 @@ int main(int argc, char** argv) {
     try {
       const json command = json::parse(line);
       const auto op = command.at("op").get<std::string>();
+      // The implementation a "prepare", "run" or "finish" is for: the one this runner links, or the one it names.
+      const auto chosen = [&]() -> const Impl& {
+        const Impl* impl = impl_named(command.value("impl", std::string()));
+        if (!impl) throw std::invalid_argument("no such implementation in this runner");
+        return *impl;
+      };
       // The context is made once, before the implementation's code ran; a runner whose setup failed cannot make it
       // now (threads and files are refused): it says why and ends, and the referee starts another for the next case.
       if (!s.error.empty()) {
@@ -240,6 +258,7 @@ int main(int argc, char** argv) {
         if (buffers_left_to_map() != 0) throw std::logic_error("the referee sent more buffers than the problem has");
       } else if (op == "run") {
         if (!problem) throw std::logic_error("run before open");
+        const Impl& impl = chosen();
         s.start->record(s.stream->get());
         problem->run(impl, s.stream->get());
         CUDA_CHECK(cudaGetLastError());
@@ -255,11 +274,11 @@ int main(int argc, char** argv) {
         answer["ms"] = s.stop->elapsed_ms_since(*s.start);
       } else if (op == "prepare") {  // outside the referee's clock around "run"
         if (!problem) throw std::logic_error("prepare before open");
-        problem->before_run(impl);
+        problem->before_run(chosen());
         CUDA_CHECK(cudaDeviceSynchronize());
       } else if (op == "finish") {  // likewise
         if (!problem) throw std::logic_error("finish before open");
-        problem->after_run(impl);
+        problem->after_run(chosen());
         CUDA_CHECK(cudaDeviceSynchronize());
         if (!mutation.empty()) runner::mutate_outputs(*problem, mutation);
       } else if (op == "close") {

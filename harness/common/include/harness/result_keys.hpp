@@ -45,6 +45,7 @@ inline constexpr char kSamples[] = "samples";  ///< how many samples
 inline constexpr char kRate[] = "rate";  ///< in the exercise's unit
 inline constexpr char kEventMedianMs[] = "event_median_ms";  ///< a runner process's own CUDA events' median
 inline constexpr char kHostGapMs[] = "host_gap_ms";          ///< the referee's clock less those events, median
+inline constexpr char kProgram[] = "program";  ///< the runner program that ran it (the course's two share one)
 inline constexpr char kWhat[] = "what";                      ///< the ceiling's: what it measures
 
 }  // namespace harness::keys

@@ -5,11 +5,12 @@
 /// The lab binary `labN` holds the problems, the inputs, the CPU references, the checks, the ceilings and the timing
 /// policy, and no implementation. Each implementation (student, reference, baseline, a known-wrong fixture) is built
 /// into its own small program, `runners/labN-<impl>`, that links only that implementation's launchers and the lab's
-/// problem definitions. The referee allocates every buffer, generates the inputs and poisons the outputs; the runner
-/// maps the same memory and runs its launcher on it when told to; the referee then checks the output through its own
-/// pointers. Code in a submission can rewrite anything in its own process, and its process holds nothing that grades.
-/// Device buffers are shared by CUDA IPC handle; host buffers (harness::Memory::host, lab 07's host arrays) are a
-/// memfd that the referee maps and hands over as a descriptor, which the runner maps too; both page-lock it.
+/// problem definitions (and the course's reference and baseline into one more of both: make_runners()). The referee
+/// allocates every buffer, generates the inputs and poisons the outputs; the runner maps the same memory and runs its
+/// launcher on it when told to; the referee then checks the output through its own pointers. Code in a submission can
+/// rewrite anything in its own process, and its process holds nothing that grades. Device buffers are shared by CUDA
+/// IPC handle; host buffers (harness::Memory::host, lab 07's host arrays) are a memfd that the referee maps and hands
+/// over as a descriptor, which the runner maps too; both page-lock it.
 ///
 /// A runner's life (runner/src/main.cpp, sandbox.hpp): it confines itself in two stages before any code of the
 /// implementation runs, then stops itself (SIGSTOP). The referee notes its threads and executable mappings then, as
@@ -22,6 +23,8 @@
 /// sends, before an "open" that has host buffers, one message carrying their descriptors, in buffer order:
 /// protocol.hpp):
 ///   {"op": "open", "exercise": E, "shape": "1024x33", "handles": [hex | "fd", ...]}   -> {"ok": true}
+/// A runner of several implementations (the course's `labN-reference+baseline`) takes "impl": NAME in "prepare", "run"
+/// and "finish", and lists one's launchers with `--list NAME`; a runner of one needs no name.
 ///   {"op": "prepare"} Problem::before_run(), untimed -> {"ok": true}
 ///   {"op": "run"}     one launch on the runner's stream between two events; the stream's end, and a look at the
 ///                     host outputs (Problem::first_unjoined()); a device-wide synchronize. The referee's clock runs
@@ -34,6 +37,7 @@
 #include <harness/stats.hpp>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -67,6 +71,8 @@ class Runner {
   virtual ~Runner() = default;
   /// The implementation's name: "student", "reference", ...
   [[nodiscard]] virtual const std::string& name() const = 0;
+  /// The file name of the program it runs in: `labN-<name>`, or the program it shares with others.
+  [[nodiscard]] virtual std::string program() const = 0;
   /// Makes `problem`, built by the referee for `exercise`, the one that run() works on (and the one a runner's report
   /// of a run is noted on: Problem::note_unjoined()).
   virtual void open(const std::string& exercise, Problem& problem) = 0;
@@ -100,5 +106,11 @@ std::vector<std::string> runner_exercises(const std::string& name);
 /// implementations of every exercise, which `check` and `time` must reject (the checker's mutation suite on the GPU).
 /// Throws MissingLauncher when there is no such implementation.
 std::unique_ptr<Runner> make_runner(const std::string& name);
+/// A runner for each role of `impl_of` (role -> implementation), started now. The roles "reference" and "baseline",
+/// where they are those implementations, share one process where the lab has `runners/labN-reference+baseline`: the
+/// course's two timed implementations in one program, a CUDA context fewer for every timed run, where the host makes
+/// contexts one at a time for all its GPUs. Both are opened on the same problem (the second open finds it open); a
+/// close closes it for both. Every other role gets a process of its own, the student's always.
+std::map<std::string, std::unique_ptr<Runner>> make_runners(const std::map<std::string, std::string>& impl_of);
 
 }  // namespace harness

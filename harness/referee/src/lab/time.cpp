@@ -296,6 +296,8 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
                         {keys::kMaxMs, s.max},         {keys::kNoisePct, s.noise_pct},
                         {keys::kSamples, s.samples},   {keys::kRate, per_run / (s.median * 1e6)}};
     if (is_ceiling) r[keys::kWhat] = ceiling->what();
+    if (const auto runner = runners.find(record.name); runner != runners.end())
+      r[keys::kProgram] = runner->second->program();
     if (record.host_bound_overhead_ms) {
       r[keys::kEventMedianMs] = median(record.event_ms());
       r[keys::kHostGapMs] = median(record.gap_ms());
@@ -401,9 +403,11 @@ int time(const TimeRequest& request) {
   // parallel with each other and with this process's own setup and generate(), instead of after them. They serve
   // every exercise of the run, opened on each one's problem in turn: a host makes CUDA contexts one at a time (about
   // five a second, experiments/context_contention), and a referee and its three runners for each exercise were most
-  // of a grading's contexts.
-  Runners runners;
-  for (const auto& role : roles) runners[role] = make_runner(impl_of.at(role));
+  // of a grading's contexts. The reference and the baseline share one runner where the lab has it (make_runners()):
+  // the workers of a host of several GPUs wait for each other's contexts.
+  std::map<std::string, std::string> impl_of_role;
+  for (const auto& role : roles) impl_of_role[role] = impl_of.at(role);
+  Runners runners = make_runners(impl_of_role);
   struct EndTogether {  // however time() returns: the runners end at once, then their destructors reap them
     Runners& runners;
     ~EndTogether() { end_together(runners); }
