@@ -114,6 +114,10 @@ TEST_CASE("with a GPU, one time run times the exercises it is given as a list, a
     CHECK(j["runners"]["student"].at("program") == lab + "-reference");
     CHECK(j["runners"].at("reference").at("program") == lab + "-reference+baseline");
     CHECK(j["runners"].at("baseline").at("program") == lab + "-reference+baseline");
+    // Each ran its own launchers there: the baseline, the zero of the scale, is the slower by the exercise's window
+    // (1.8x and more for the first lab's first two exercises).
+    CHECK(j["runners"]["baseline"].at("median_ms").get<double>() >
+          1.1 * j["runners"]["reference"].at("median_ms").get<double>());
     timed.push_back(j.at("exercise").get<std::string>());
   }
   std::filesystem::remove(results);

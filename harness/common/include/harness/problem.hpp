@@ -328,7 +328,9 @@ class Problem {
   /// Launches `impl`'s launcher for this exercise on `stream`. Must not synchronize.
   virtual void run(const Impl& impl, cudaStream_t stream) = 0;
   /// Runner side, before the timed interval around run(): untimed set-up that belongs to the implementation (lab 07's
-  /// pinned_memory copies the input into the arrays the implementation's allocator made). Default: nothing.
+  /// pinned_memory copies the input into the arrays the implementation's allocator made). Default: nothing. One
+  /// problem may serve several implementations in turn (the course's runner of the reference and the baseline,
+  /// harness/referee/include/harness/runner.hpp): what it keeps of an implementation is kept for that one.
   virtual void before_run(const Impl& /*impl*/) {}
   /// Runner side, after the device is idle again: untimed work that gives the referee what run() made (copying it
   /// into an Output). Default: nothing.
