@@ -27,4 +27,3 @@ execute_process(COMMAND ${course} --list OUTPUT_VARIABLE out ERROR_VARIABLE err 
 if(NOT rc EQUAL 2 OR NOT err MATCHES "name one of this runner's 2 implementations")
   message(FATAL_ERROR "--list without a name: expected exit 2 asking for a name, got (exit ${rc}) ${out}${err}")
 endif()
-
