@@ -30,18 +30,15 @@ using harness::Work;
 // cudaMemcpyAsync host to device, then device to host, on the harness's stream. The input and output the lab binary
 // checks are device buffers (fresh inputs every timed round, checked on the GPU like any lab's): in the runner,
 // before_run() copies the input into the allocator's array and after_run() copies the allocator's output array into
-// the output, both outside the timed interval, which holds only the two copies. Each implementation's arrays are its
-// own: the course's runner runs the reference and the baseline on one problem, their allocators in turn.
+// the output, both outside the timed interval, which holds only the two copies.
 class RoundTrip final : public harness::Problem {
  public:
   explicit RoundTrip(const Shape& s)
       : Problem(s), n_(s[0]), in_(*this, "in", n_), out_(*this, "out", n_), device_(*this, "device", n_) {}
   ~RoundTrip() override {
     try {  // release() must not throw; a destructor cannot let it
-      for (auto& [name, a] : arrays_) {
-        if (a.in) a.memory.release(a.in);
-        if (a.out) a.memory.release(a.out);
-      }
+      if (in_host_) memory_.release(in_host_);
+      if (out_host_) memory_.release(out_host_);
     } catch (const std::exception& e) {
       std::cerr << "the host memory of the allocator could not be released: " << e.what() << "\n";
     }
@@ -50,28 +47,24 @@ class RoundTrip final : public harness::Problem {
     in_.set(harness::random_ints(n_, seed, -8, 8));
     out_.expect(std::vector<double>(in_.host().begin(), in_.host().end()), harness::Tolerance::exact());
   }
-  // Runner side: the implementation's allocator's arrays, made on its first run (the checked run before any timing),
-  // get the input.
+  // Runner side: the allocator's arrays, made on first use (the checked run before any timing), get the input.
   void before_run(const harness::Impl& impl) override {
-    Arrays& a = arrays_[impl.name()];
-    if (!a.in) {
-      a.memory = impl.launcher<HostMemory>("pinned_memory");
-      a.in = static_cast<float*>(a.memory.allocate(bytes()));
-      a.out = static_cast<float*>(a.memory.allocate(bytes()));
-      if (!a.in || !a.out) throw std::runtime_error("the host allocator returned nullptr");
-      std::memset(a.out, 0xFF, bytes());  // NaN: a copy that never lands cannot pass
+    if (!in_host_) {
+      memory_ = impl.launcher<HostMemory>("pinned_memory");
+      in_host_ = static_cast<float*>(memory_.allocate(bytes()));
+      out_host_ = static_cast<float*>(memory_.allocate(bytes()));
+      if (!in_host_ || !out_host_) throw std::runtime_error("the host allocator returned nullptr");
+      std::memset(out_host_, 0xFF, bytes());  // NaN: a copy that never lands cannot pass
     }
-    current_ = &a;
-    CUDA_CHECK(cudaMemcpy(a.in, in_.data(), bytes(), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(in_host_, in_.data(), bytes(), cudaMemcpyDeviceToHost));
   }
   void run(const harness::Impl& /*impl*/, cudaStream_t s) override {
-    if (!current_) throw std::logic_error("run() before before_run() (course bug)");
-    CUDA_CHECK(cudaMemcpyAsync(device_.data(), current_->in, bytes(), cudaMemcpyHostToDevice, s));
-    CUDA_CHECK(cudaMemcpyAsync(current_->out, device_.data(), bytes(), cudaMemcpyDeviceToHost, s));
+    if (!in_host_) throw std::logic_error("run() before before_run() (course bug)");
+    CUDA_CHECK(cudaMemcpyAsync(device_.data(), in_host_, bytes(), cudaMemcpyHostToDevice, s));
+    CUDA_CHECK(cudaMemcpyAsync(out_host_, device_.data(), bytes(), cudaMemcpyDeviceToHost, s));
   }
   void after_run(const harness::Impl& /*impl*/) override {
-    if (!current_) throw std::logic_error("after_run() before before_run() (course bug)");
-    CUDA_CHECK(cudaMemcpy(out_.data(), current_->out, bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(out_.data(), out_host_, bytes(), cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaDeviceSynchronize());  // from pageable memory cudaMemcpy may return before the copy has landed
   }
   // 4 bytes each way per element, over the host link.
@@ -84,13 +77,9 @@ class RoundTrip final : public harness::Problem {
   harness::Input<float> in_;
   harness::Output<float> out_;
   harness::Scratch<float> device_;  // where the round trip lands on the device
-  struct Arrays {
-    HostMemory memory{};  // the implementation's allocator and its two arrays
-    float* in = nullptr;
-    float* out = nullptr;
-  };
-  std::map<std::string, Arrays> arrays_;  // runner side, by implementation
-  Arrays* current_ = nullptr;             // the one before_run() set up for run() and after_run()
+  HostMemory memory_{};             // runner side: the implementation's allocator and its two arrays
+  float* in_host_ = nullptr;
+  float* out_host_ = nullptr;
 };
 
 // ---- 2. pipeline, 3. stencil_pipeline ------------------------------------------------------------------------

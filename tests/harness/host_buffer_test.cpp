@@ -127,6 +127,31 @@ TEST_CASE("a runner maps the referee's host buffers from their descriptors and w
   CHECK_FALSE(referee.verify(true).ok);
 }
 
+TEST_CASE("a second problem over a runner's mappings (one an implementation) uses the same memory and unmaps nothing",
+          "[harness][host_buffer]") {
+  HostOnly host_only;
+  Doubling referee(4099);
+  referee.generate(5);
+  referee.poison(nullptr);
+  const auto runner = runner_side(referee);
+  std::vector<harness::BufferHandle> mapped;
+  for (const harness::Buffer* b : runner->buffers()) mapped.push_back(b->alias_handle());
+  harness::map_next_buffers(mapped);
+  {
+    const Doubling other(4099);
+    REQUIRE(harness::buffers_left_to_map() == 0);
+    CHECK(other.in.data() == runner->in.data());  // the same mapping, not a new one
+    CHECK(other.out.data() == runner->out.data());
+    referee.write_right_answer(other.out.data());
+    CHECK_FALSE(runner->first_unjoined().has_value());  // what one problem wrote, the other sees
+    CHECK(referee.verify(true).ok);
+  }
+  // The second problem is gone and the runner's mappings are still there (4099 floats is a kept size: its own
+  // mappings stay anyway; a larger one is unmapped only by the problem that mapped it: Buffer::~Buffer).
+  referee.poison(nullptr);
+  CHECK(runner->first_unjoined().has_value());
+}
+
 TEST_CASE("what a runner reports unwritten fails the referee's check with the fork-join advice, until the next poison",
           "[harness][host_buffer]") {
   HostOnly host_only;

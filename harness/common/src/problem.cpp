@@ -202,7 +202,11 @@ Buffer::Buffer(Problem& owner, Role role, Element element, std::string name, std
     : role_(role), element_(element), name_(std::move(name)), bytes_(bytes), memory_(memory) {
   const std::size_t whole = bytes + 2 * kGuardBytes;
   auto& handles = handles_to_map();
-  if (!handles.empty()) {  // runner side: the referee's allocation, guards already set
+  if (!handles.empty() && handles.front().alias) {  // runner side: another Problem's mapping of this buffer
+    (memory == Memory::host ? shared_ : mapped_) = handles.front().alias;
+    aliased_ = true;
+    handles.erase(handles.begin());
+  } else if (!handles.empty()) {  // runner side: the referee's allocation, guards already set
     BufferHandle h = std::move(handles.front());
     handles.erase(handles.begin());
     if ((h.fd >= 0) != (memory == Memory::host)) {
@@ -255,7 +259,7 @@ Buffer::Buffer(Problem& owner, Role role, Element element, std::string name, std
 
 Buffer::~Buffer() {
   if (!kept(bytes_)) {
-    if (mapped_) CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(mapped_));
+    if (mapped_ && !aliased_) CUDA_CHECK_NOTHROW(cudaIpcCloseMemHandle(mapped_));
     return;
   }
   // Kept (referee side): for the next buffer of this size. Mappings (runner side) stay in Mapped.
@@ -268,6 +272,10 @@ Buffer::~Buffer() {
     const std::pair key{host_.bytes(), host_.pinned()};
     KeptHostMemory::here().give(key, std::move(host_));
   }
+}
+
+BufferHandle Buffer::alias_handle() const {
+  return {.alias = static_cast<unsigned char*>(raw_data()) - kGuardBytes};
 }
 
 std::string Buffer::ipc_handle() const {

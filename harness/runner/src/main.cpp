@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -217,7 +218,32 @@ int main(int argc, char** argv) {
     std::cerr << "a runner is started by its lab binary (labN), which talks to it on fds 3 and 4\n";
     return 2;
   }
+  // The open problem, for the implementation that first runs on it; each other implementation of a runner of several
+  // gets a Problem of its own over the same buffers (mapped once, by `problem`), so that what a problem keeps of an
+  // implementation (lab 07's pinned_memory: its allocator's arrays) is that implementation's.
   std::unique_ptr<Problem> problem;
+  std::string problem_impl;
+  std::map<std::string, std::unique_ptr<Problem>> others;
+  const ExerciseSpec* open_spec = nullptr;
+  std::string open_shape;
+  const auto forget = [&] {
+    others.clear();  // before `problem`, whose mappings they use
+    problem.reset();
+    problem_impl.clear();
+  };
+  const auto problem_of = [&](const Impl& impl) -> Problem& {
+    if (problem_impl.empty()) problem_impl = impl.name();
+    if (impl.name() == problem_impl) return *problem;
+    auto& other = others[impl.name()];
+    if (!other) {
+      std::vector<BufferHandle> mapped;
+      for (const Buffer* b : problem->buffers()) mapped.push_back(b->alias_handle());
+      map_next_buffers(std::move(mapped));
+      other = open_spec->make(Shape::parse(open_shape));
+      if (buffers_left_to_map() != 0) throw std::logic_error("a problem of the same exercise has other buffers");
+    }
+    return *other;
+  };
   char* line = nullptr;
   std::size_t capacity = 0;
   while (::getline(&line, &capacity, commands) > 0) {
@@ -238,7 +264,7 @@ int main(int argc, char** argv) {
         return 110;
       }
       if (op == "open") {
-        problem.reset();
+        forget();
         // Device buffers come as hex IPC handles, host buffers as "fd", their descriptors already sent on fd 5.
         std::vector<BufferHandle> handles;
         std::vector<std::size_t> host_buffers;  // positions in `handles`
@@ -256,17 +282,20 @@ int main(int argc, char** argv) {
         if (!spec) throw std::invalid_argument("unknown exercise");
         problem = spec->make(Shape::parse(command.at("shape").get<std::string>()));
         if (buffers_left_to_map() != 0) throw std::logic_error("the referee sent more buffers than the problem has");
+        open_spec = spec;
+        open_shape = command.at("shape").get<std::string>();
       } else if (op == "run") {
         if (!problem) throw std::logic_error("run before open");
         const Impl& impl = chosen();
+        Problem& p = problem_of(impl);
         s.start->record(s.stream->get());
-        problem->run(impl, s.stream->get());
+        p.run(impl, s.stream->get());
         CUDA_CHECK(cudaGetLastError());
         s.stop->record(s.stream->get());
         // Once the stream is done, a host output must be written: anything missing is work on the launcher's own
         // streams that it never made the stream wait for (the referee's verify() says so, Problem::first_unjoined()).
         s.stream->synchronize();
-        if (const auto unjoined = problem->first_unjoined())
+        if (const auto unjoined = p.first_unjoined())
           answer["unjoined"] = json::array({unjoined->buffer, unjoined->element});
         // Everything the launcher started, on any stream, ends before the answer: the referee checks the output
         // right after it.
@@ -274,15 +303,18 @@ int main(int argc, char** argv) {
         answer["ms"] = s.stop->elapsed_ms_since(*s.start);
       } else if (op == "prepare") {  // outside the referee's clock around "run"
         if (!problem) throw std::logic_error("prepare before open");
-        problem->before_run(chosen());
+        const Impl& impl = chosen();
+        problem_of(impl).before_run(impl);
         CUDA_CHECK(cudaDeviceSynchronize());
       } else if (op == "finish") {  // likewise
         if (!problem) throw std::logic_error("finish before open");
-        problem->after_run(chosen());
+        const Impl& impl = chosen();
+        Problem& p = problem_of(impl);
+        p.after_run(impl);
         CUDA_CHECK(cudaDeviceSynchronize());
-        if (!mutation.empty()) runner::mutate_outputs(*problem, mutation);
+        if (!mutation.empty()) runner::mutate_outputs(p, mutation);
       } else if (op == "close") {
-        problem.reset();
+        forget();
       } else {
         throw std::invalid_argument("unknown op '" + op + "'");
       }

@@ -90,6 +90,8 @@ constexpr Element element_of() {
   return std::is_same_v<T, float> ? Element::f32 : Element::i32;
 }
 
+struct BufferHandle;
+
 /// A buffer with guard zones on both sides, owned by a Problem: device memory, or host memory shared with the runner.
 /// Base of Input, Output and Scratch, which the referee's checks tell apart by role() and element().
 class Buffer {
@@ -121,6 +123,9 @@ class Buffer {
   [[nodiscard]] std::string ipc_handle() const;
   /// Host memory: the descriptor of the shared memory (guards included), for a runner process to map (runner.hpp).
   [[nodiscard]] int shared_fd() const { return host_.fd(); }
+  /// Runner side: this buffer's memory as this process has it mapped, for another Problem over the same buffers
+  /// (BufferHandle::alias).
+  [[nodiscard]] BufferHandle alias_handle() const;
   /// Elements verify_sample() looks at: a run that skips a fraction f of an output is caught with probability
   /// 1 - (1 - f)^65536, certain above f = 1e-4.
   static constexpr std::size_t kTimedSamples = std::size_t{1} << 16;
@@ -150,6 +155,7 @@ class Buffer {
   void* mapped_ = nullptr;               // that mapping (runner side), closed on destruction unless kept
   SharedHostMemory host_;                // host memory: made here (referee) or adopted (runner)
   void* shared_ = nullptr;               // host memory adopted and kept mapped by this process (runner side)
+  bool aliased_ = false;                 // mapped_ or shared_ is another Buffer's mapping (BufferHandle::alias)
 };
 
 /// CPU tests: Buffers made while this is on get no device memory and inputs stay on the host, so that a Problem's
@@ -166,8 +172,10 @@ double input_device_seconds();
 
 /// How a runner maps one of the referee's buffers.
 struct BufferHandle {
-  std::string ipc;  ///< device memory: the CUDA IPC handle (cudaIpcMemHandle_t's bytes)
-  int fd = -1;      ///< host memory: a descriptor of the shared memory, taken over (closed once mapped)
+  std::string ipc;        ///< device memory: the CUDA IPC handle (cudaIpcMemHandle_t's bytes)
+  int fd = -1;            ///< host memory: a descriptor of the shared memory, taken over (closed once mapped)
+  void* alias = nullptr;  ///< or: memory this process has mapped for another Problem (Buffer::alias_handle()), used
+                          ///< as it is: neither mapped again nor unmapped by this buffer
 };
 
 /// Runner side of the grading boundary: the next Buffers constructed (in construction order) map these handles of
@@ -328,9 +336,8 @@ class Problem {
   /// Launches `impl`'s launcher for this exercise on `stream`. Must not synchronize.
   virtual void run(const Impl& impl, cudaStream_t stream) = 0;
   /// Runner side, before the timed interval around run(): untimed set-up that belongs to the implementation (lab 07's
-  /// pinned_memory copies the input into the arrays the implementation's allocator made). Default: nothing. One
-  /// problem may serve several implementations in turn (the course's runner of the reference and the baseline,
-  /// harness/referee/include/harness/runner.hpp): what it keeps of an implementation is kept for that one.
+  /// pinned_memory copies the input into the arrays the implementation's allocator made). Default: nothing. A Problem
+  /// serves one implementation: a runner of several makes each its own over the same buffers (runner/src/main.cpp).
   virtual void before_run(const Impl& /*impl*/) {}
   /// Runner side, after the device is idle again: untimed work that gives the referee what run() made (copying it
   /// into an Output). Default: nothing.
