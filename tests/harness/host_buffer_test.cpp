@@ -110,13 +110,23 @@ TEST_CASE("a host input written by the run, or written past its end, fails the c
   CHECK_THAT(q.verify(true).message, ContainsSubstring("wrote just outside input 'h_in'"));
 }
 
+namespace {
+// A referee's problem of 4099 floats, generated and poisoned, and the runner's problem over its mappings.
+struct MappedPair {
+  HostOnly host_only;
+  Doubling referee{4099};
+  std::unique_ptr<Doubling> runner = [this] {
+    referee.generate(5);
+    referee.poison(nullptr);
+    return runner_side(referee);
+  }();
+};
+}  // namespace
+
 TEST_CASE("a runner maps the referee's host buffers from their descriptors and writes the memory the referee checks",
           "[harness][host_buffer]") {
-  HostOnly host_only;
-  Doubling referee(4099);
-  referee.generate(5);
-  referee.poison(nullptr);
-  const auto runner = runner_side(referee);
+  MappedPair pair;
+  auto& [host_only, referee, runner] = pair;
   CHECK(runner->in.data() != referee.in.data());  // two mappings ...
   CHECK(std::memcmp(runner->in.data(), referee.in.data(), 4099 * sizeof(float)) == 0);  // ... of the same memory
   CHECK(runner->first_unjoined().has_value());  // the referee's poison, seen by the runner
@@ -129,11 +139,8 @@ TEST_CASE("a runner maps the referee's host buffers from their descriptors and w
 
 TEST_CASE("a second problem over a runner's mappings (one an implementation) uses the same memory and unmaps nothing",
           "[harness][host_buffer]") {
-  HostOnly host_only;
-  Doubling referee(4099);
-  referee.generate(5);
-  referee.poison(nullptr);
-  const auto runner = runner_side(referee);
+  MappedPair pair;
+  auto& [host_only, referee, runner] = pair;
   std::vector<harness::BufferHandle> mapped;
   for (const harness::Buffer* b : runner->buffers()) mapped.push_back(b->alias_handle());
   harness::map_next_buffers(mapped);

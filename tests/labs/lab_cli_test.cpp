@@ -124,6 +124,35 @@ TEST_CASE("with a GPU, one time run times the exercises it is given as a list, a
   CHECK(timed == std::vector<std::string>{b, a});  // in the order given, by the same runners
 }
 
+TEST_CASE("with a GPU, every exercise's baseline times slower than its reference in their runner of both",
+          "[labs][cli][gpu][time]") {
+  if (!gpu_present()) SKIP("no GPU on this machine");
+  const auto lab = GENERATE(from_range(lab_names()));
+  CAPTURE(lab);
+  std::string all;
+  for (const auto& e : nlohmann::json::parse(run({lab, "list"}).out)["exercises"])
+    all += (all.empty() ? "" : ",") + e["name"].get<std::string>();
+  const auto results = std::filesystem::temp_directory_path() / ("lab_cli_both_" + std::to_string(::getpid()));
+  const auto r = run({lab, "time", "--impl", "reference", "--exercise", all, "--max-seconds", "0", "--results",
+                      results.string()});
+  CAPTURE(r.out, r.err);
+  CHECK(r.exit_code == code::kOk);
+  std::ifstream in(results);
+  int timed = 0;
+  for (std::string line; std::getline(in, line); ++timed) {
+    const auto j = nlohmann::json::parse(line);
+    CAPTURE(j.at("exercise"));
+    CHECK(j.at("correct") == true);
+    // The baseline is the zero of every exercise's scale: slower than the reference by its window, 1.3x and more.
+    // Each runs on a problem of its own in the one process (harness/runner/src/main.cpp), so what one keeps of an
+    // implementation (lab 07's pinned host arrays, say) the other never times with.
+    CHECK(j["runners"].at("baseline").at("median_ms").get<double>() >
+          1.15 * j["runners"].at("reference").at("median_ms").get<double>());
+  }
+  std::filesystem::remove(results);
+  CHECK(timed == static_cast<int>(std::count(all.begin(), all.end(), ',')) + 1);
+}
+
 TEST_CASE("with a GPU, one time run times some exercises with the student alone and the others against the "
           "reference, each as its own run would",
           "[labs][cli][gpu][time]") {
