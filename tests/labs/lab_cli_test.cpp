@@ -130,7 +130,8 @@ TEST_CASE("with a GPU, every exercise's baseline times slower than its reference
   const auto lab = GENERATE(from_range(lab_names()));
   CAPTURE(lab);
   std::string all;
-  for (const auto& e : nlohmann::json::parse(run({lab, "list"}).out)["exercises"])
+  const auto listed = nlohmann::json::parse(run({lab, "list"}).out);
+  for (const auto& e : listed.at("exercises"))
     all += (all.empty() ? "" : ",") + e["name"].get<std::string>();
   const auto results = std::filesystem::temp_directory_path() / ("lab_cli_both_" + std::to_string(::getpid()));
   const auto r = run({lab, "time", "--impl", "reference", "--exercise", all, "--max-seconds", "0", "--results",
