@@ -26,7 +26,7 @@ bool clean(const ProcessResult& run) {
 // machine), the check under the tool ended with a code other than 0 without a finding (a CUDA error such as out of
 // memory, with every tool's copy of the buffers on one GPU: a check that stopped before its kernels ran reads as
 // clean, so a crowd could hide a finding), or it hung: the tool itself hangs now and then where the same run ends in
-// seconds every other time (lab 6's stub under racecheck on an H200, results/2026-11-24-h200-2aa2391), and the
+// seconds every other time (lab 6's stub under racecheck on an H200 hung in one run of several), and the
 // check it wraps has already passed in its own time limit. Not run again: a finding (the student's kernel, whoever
 // ran beside it) and processes that survived SIGKILL (the student's own doing).
 bool crowded_out(const ProcessResult& run) {

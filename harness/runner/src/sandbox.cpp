@@ -125,8 +125,8 @@ int restrict_writes(const char* tmpdir) {
   // business: another process's entries are closed to it by ptrace rules (the referee is not dumpable).
   std::vector<std::string> allowed = {"/dev", "/proc", "/sys"};
   // The run's TMPDIR, or /tmp where none is set: `grade` always sets one (the run's own folder), and a tool run by
-  // hand keeps working (ncu's injected library takes its lock in /tmp/nvidia: without it, InterprocessLockFailed on
-  // an H200, results/2026-11-24-h200-3ed633b).
+  // hand keeps working (ncu's injected library takes its lock in /tmp/nvidia: without it, ncu stops with
+  // InterprocessLockFailed).
   allowed.push_back(tmpdir && *tmpdir == '/' ? tmpdir : "/tmp");
   for (const auto& path : allowed) {
     const int dir = ::open(path.c_str(), O_PATH | O_CLOEXEC);

@@ -5,9 +5,9 @@
 /// `labN time` fills gigabytes of fresh host memory at the timed shape (inputs, CPU references in double), and its
 /// "generate" phase went mostly to the kernel faulting in and clearing 4 KiB pages one at a time (perf, on the CI
 /// machine, with experiments/generate_cost/bench.cpp): lab 01's scale at 2^28 took 1.83-1.86 s there on an H200
-/// machine, 0.86-0.99 s with huge pages (experiments/grading_overhead/measure.sh,
-/// results/2026-11-23-h200-53ade6d/grading-overhead.txt). Linux's default THP mode is "madvise", and glibc's malloc
-/// does not ask, so the lab binary's operator new (harness/referee/src/lab/huge_pages_new.cpp) does, for large blocks.
+/// machine, 0.86-0.99 s with huge pages (experiments/grading_overhead/measure.sh). Linux's default THP mode is
+/// "madvise", and glibc's malloc does not ask, so the lab binary's operator new
+/// (harness/referee/src/lab/huge_pages_new.cpp) does, for large blocks.
 #include <cstddef>
 
 namespace harness {
