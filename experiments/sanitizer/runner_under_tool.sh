@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Whether a referee can start its runner through compute-sanitizer's front end (the tool around the runner alone,
+# the referee not under it), the way a lab's tools could share one referee (docs/batch.md: fewer CUDA processes a
+# student). Labs 1 and 6 built from a copy of this tree with runner_under_tool.patch applied (an experiment's switch,
+# COURSE_EXPERIMENT_RUNNER_TOOL="PATH TOOL": the runner's program becomes the tool's front end, the referee neither
+# stops nor inspects it, and lets it end on its own so the front end can print its summary and exit with the tool's
+# verdict), then each case twice: as `grade` runs the sanitizer today (the tool around the referee, watching only the
+# runners) and through the switch. One line a run on the console: exit code, seconds, the first finding, and what the
+# front end's exit said; each run's output in OUT_DIR/rut-*.txt.
+#   experiments/sanitizer/runner_under_tool.sh OUT_DIR
+out=$1
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+mkdir -p "$out"
+tool=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+src=/tmp/rut-src build=/tmp/rut-build
+rm -rf "$src" "$build" && mkdir -p "$src"
+tar -C "$root" --exclude=./.git --exclude='./build*' -cf - . | tar -C "$src" -xf -
+(cd "$src" && patch -p1 < "$here/runner_under_tool.patch") > "$out/rut-patch.log" 2>&1 ||
+  { echo "patch failed"; cat "$out/rut-patch.log"; exit 1; }
+cmake -S "$src" -B "$build" -G "Unix Makefiles" -DCOURSE_LABS="01_coalescing;06_bank_conflicts" \
+  -DCMAKE_PREFIX_PATH="$src/.deps/root/usr" > "$out/rut-build.log" 2>&1 &&
+  make -C "$build" -j"$(nproc)" lab1 lab6 lab1-fixtures lab6-fixtures >> "$out/rut-build.log" 2>&1 ||
+  { echo "build failed"; tail "$out/rut-build.log"; exit 1; }
+cd "$build" || exit 1
+chmod -R a+rX "$build"  # the runners run as nobody when this is root
+echo "compute-sanitizer: $tool ($("$tool" --version | tail -1)); as $(id -un)"
+for spec in "lab1 wrong_shared_past_end dot memcheck" \
+            "lab6 wrong_reused_tile_no_barrier transpose_padded racecheck" \
+            "lab1 reference scale memcheck" "lab6 reference transpose_padded racecheck" \
+            "lab1 reference scale,dot,column_sums memcheck" \
+            "lab6 reference transpose_tiled,transpose_padded,row_sums racecheck"; do
+  set -- $spec
+  name="$1-$2-$3-$4"
+  name=${name//,/+}
+  for form in around_referee runner_front_end; do
+    s=$(date +%s.%N)
+    if [ "$form" = around_referee ]; then
+      timeout 180 "$tool" --tool "$4" --target-processes all --target-processes-filter "regex:^$1-" \
+        --error-exitcode 86 --print-limit 10 "./$1" check --impl "$2" --exercise "$3" --seeds 1 --small \
+        > "$out/rut-$name-$form.txt" 2>&1
+    else
+      COURSE_EXPERIMENT_RUNNER_TOOL="$tool $4" timeout 180 "./$1" check --impl "$2" --exercise "$3" --seeds 1 \
+        --small > "$out/rut-$name-$form.txt" 2>&1
+    fi
+    rc=$?
+    e=$(date +%s.%N)
+    printf '%-58s %-16s exit %3d in %5.2f s; %s; %s\n' "$spec" "$form" "$rc" "$(echo "$e - $s" | bc)" \
+      "$(grep -m1 -E '^========= (Invalid|Error|ERROR|Race|Warning)' "$out/rut-$name-$form.txt" | cut -c1-90)" \
+      "$(grep -m1 -E '^EXPERIMENT:' "$out/rut-$name-$form.txt")"
+  done
+done
