@@ -6,12 +6,15 @@
 # stops nor inspects it, and lets it end on its own so the front end can print its summary and exit with the tool's
 # verdict), then each case twice: as `grade` runs the sanitizer today (the tool around the referee, watching only the
 # runners) and through the switch. One line a run on the console: exit code, seconds, the first finding, and what the
-# front end's exit said; each run's output in OUT_DIR/rut-*.txt.
+# front end's exit said (also in OUT_DIR/rut-console.txt); each run's output in OUT_DIR/rut-*.txt. A run still going
+# after 15 s has its processes written to OUT_DIR/rut-*-hang.txt: their states (T: stopped), and each runner's
+# environment's names (whether it can tell a tool is attached: harness/common/src/protocol.cpp).
 #   experiments/sanitizer/runner_under_tool.sh OUT_DIR
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 mkdir -p "$out"
+exec > >(tee "$out/rut-console.txt") 2>&1
 tool=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 src=/tmp/rut-src build=/tmp/rut-build
 rm -rf "$src" "$build" && mkdir -p "$src"
@@ -35,17 +38,29 @@ for spec in "lab1 wrong_shared_past_end dot memcheck" \
   name=${name//,/+}
   for form in around_referee runner_front_end; do
     s=$(date +%s.%N)
+    (sleep 15
+     {
+       ps -eo pid,ppid,user,stat,etimes,args --forest | grep -E "lab[16]|sanit" | grep -v -E "grep|runner_under"
+       for q in $(pgrep -f "runners/lab[16]-"); do
+         echo "-- runner $q: state $(awk '{print $3}' "/proc/$q/stat" 2>/dev/null), environment's names:"
+         tr '\0' '\n' < "/proc/$q/environ" 2>/dev/null | cut -d= -f1 | tr '\n' ' '
+         echo
+       done
+     } > "$out/rut-$name-$form-hang.txt" 2>&1) &
+    watcher=$!
     if [ "$form" = around_referee ]; then
-      timeout 180 "$tool" --tool "$4" --target-processes all --target-processes-filter "regex:^$1-" \
+      timeout 60 "$tool" --tool "$4" --target-processes all --target-processes-filter "regex:^$1-" \
         --error-exitcode 86 --print-limit 10 "./$1" check --impl "$2" --exercise "$3" --seeds 1 --small \
         > "$out/rut-$name-$form.txt" 2>&1
     else
-      COURSE_EXPERIMENT_RUNNER_TOOL="$tool $4" timeout 180 "./$1" check --impl "$2" --exercise "$3" --seeds 1 \
+      COURSE_EXPERIMENT_RUNNER_TOOL="$tool $4" timeout 60 "./$1" check --impl "$2" --exercise "$3" --seeds 1 \
         --small > "$out/rut-$name-$form.txt" 2>&1
     fi
     rc=$?
     e=$(date +%s.%N)
-    printf '%-58s %-16s exit %3d in %5.2f s; %s; %s\n' "$spec" "$form" "$rc" "$(echo "$e - $s" | bc)" \
+    kill "$watcher" 2>/dev/null && wait "$watcher" 2>/dev/null
+    seconds=$(awk -v s="$s" -v e="$e" 'BEGIN { print e - s }')
+    printf '%-58s %-16s exit %3d in %5.2f s; %s; %s\n' "$spec" "$form" "$rc" "$seconds" \
       "$(grep -m1 -E '^========= (Invalid|Error|ERROR|Race|Warning)' "$out/rut-$name-$form.txt" | cut -c1-90)" \
       "$(grep -m1 -E '^EXPERIMENT:' "$out/rut-$name-$form.txt")"
   done
