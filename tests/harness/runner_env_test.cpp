@@ -32,7 +32,8 @@ class ScopedEnv {
 
 TEST_CASE("a CUDA tool is seen as attached by its injection variables, and only then", "[harness][runner]") {
   for (const char* name : {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH", "COMPUTE_SANITIZER_OPTIONS",
-                           "NV_COMPUTE_PROFILER_PERFWORKS_DIR", "NCU_FLAGS", "NSYS_FLAGS"})
+                           "NV_SANITIZER_INJECTION_PORT_BASE", "NV_COMPUTE_PROFILER_PERFWORKS_DIR", "NCU_FLAGS",
+                           "NSYS_FLAGS"})
     ::unsetenv(name);  // a test run under a profiler would otherwise see it everywhere
   CHECK_FALSE(harness::protocol::cuda_tool_attached());
   {
@@ -40,7 +41,9 @@ TEST_CASE("a CUDA tool is seen as attached by its injection variables, and only 
     const ScopedEnv image("NV_CUDA_LIB_VERSION", "13.0.0-1");     // set by NVIDIA's CUDA container images
     CHECK_FALSE(harness::protocol::cuda_tool_attached());
   }
-  for (const char* name : {"CUDA_INJECTION64_PATH", "COMPUTE_SANITIZER_OPTIONS", "NCU_FLAGS"}) {
+  // NV_SANITIZER_INJECTION_: a program compute-sanitizer's front end starts itself (the referee's runner under a tool).
+  for (const char* name :
+       {"CUDA_INJECTION64_PATH", "COMPUTE_SANITIZER_OPTIONS", "NV_SANITIZER_INJECTION_PORT_BASE", "NCU_FLAGS"}) {
     const ScopedEnv tool(name, "/opt/tool/lib.so");
     CAPTURE(name);
     CHECK(harness::protocol::cuda_tool_attached());

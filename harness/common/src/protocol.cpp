@@ -18,9 +18,11 @@ namespace {
 /// The variables through which a CUDA tool (ncu, nsys, compute-sanitizer) follows a process.
 constexpr const char* kToolPrefixes[] = {"CUDA_INJECTION", "NVTX_INJECTION", "NV_", "NCU_", "NSYS_",
                                          "COMPUTE_SANITIZER", "CUDA_MEMCHECK", "NVIDIA_PROCESS_INJECTION"};
-/// Those of them only an attached tool sets.
-constexpr const char* kAttachedToolPrefixes[] = {"CUDA_INJECTION", "COMPUTE_SANITIZER", "NV_COMPUTE_PROFILER", "NCU_",
-                                                 "NSYS_"};
+/// Those of them only an attached tool sets. A program compute-sanitizer's front end starts itself (not through a
+/// process it follows) has the tool's library preloaded and its NV_SANITIZER_INJECTION_ variables, not
+/// CUDA_INJECTION64_PATH.
+constexpr const char* kAttachedToolPrefixes[] = {"CUDA_INJECTION", "COMPUTE_SANITIZER", "NV_SANITIZER_INJECTION",
+                                                 "NV_COMPUTE_PROFILER", "NCU_", "NSYS_"};
 
 template <std::size_t N>
 bool starts_with_any(std::string_view text, const char* const (&prefixes)[N]) {
