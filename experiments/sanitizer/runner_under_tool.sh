@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
 # Whether a referee can start its runner through compute-sanitizer's front end (the tool around the runner alone,
-# the referee not under it), the way a lab's tools could share one referee (docs/batch.md: fewer CUDA processes a
-# student). Labs 1 and 6 built from a copy of this tree with runner_under_tool.patch applied (an experiment's switch,
-# COURSE_EXPERIMENT_RUNNER_TOOL="PATH TOOL": the runner's program becomes the tool's front end, the referee neither
-# stops nor inspects it, and lets it end on its own so the front end can print its summary and exit with the tool's
-# verdict), then each case twice: as `grade` runs the sanitizer today (the tool around the referee, watching only the
-# runners) and through the switch. One line a run on the console: exit code, seconds, the first finding, and what the
-# front end's exit said (also in OUT_DIR/rut-console.txt); each run's output in OUT_DIR/rut-*.txt. A run still going
-# after 15 s has its processes written to OUT_DIR/rut-*-hang.txt: their states (T: stopped), and each runner's
-# environment's names (whether it can tell a tool is attached: harness/common/src/protocol.cpp) and every lab process's
-# descriptors. First, what a program the front end starts inherits (descriptors, variables).
+# the referee not under it), the way a lab's tools share one referee (docs/sanitizer.md: `labN check --tools`). Labs 1
+# and 6 built from a copy of this tree, then each case twice: the tool around the referee, watching only the runners
+# (as `grade` ran the sanitizer before `--tools`), and `labN check --sanitizer PATH --tools TOOL`, which writes the
+# tool's verdict line to OUT_DIR/rut-*.jsonl. One line a run on the console: exit code, seconds, the first finding,
+# and the verdict line (also in OUT_DIR/rut-console.txt); each run's output in OUT_DIR/rut-*.txt. A run still going
+# after 15 s has its processes written to OUT_DIR/rut-*-hang.txt: their states (T: stopped), each runner's
+# environment's names (whether it can tell a tool is attached: harness/common/src/protocol.cpp) and every lab
+# process's descriptors. First, what a program the front end starts inherits (descriptors, variables).
 # RUT_FORMS adds runner_front_end_as_root (the runner's user kept, COURSE_RUNNER_UID=0).
 #   [RUT_SPECS="lab1-wrong_shared_past_end ..."] [RUT_FORMS="..."] [RUT_SECONDS=60] \
 #     experiments/sanitizer/runner_under_tool.sh OUT_DIR
@@ -22,8 +20,6 @@ tool=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitize
 src=/tmp/rut-src build=/tmp/rut-build
 rm -rf "$src" "$build" && mkdir -p "$src"
 tar -C "$root" --exclude=./.git --exclude='./build*' -cf - . | tar -C "$src" -xf -
-(cd "$src" && patch -p1 < "$here/runner_under_tool.patch") > "$out/rut-patch.log" 2>&1 ||
-  { echo "patch failed"; cat "$out/rut-patch.log"; exit 1; }
 cmake -S "$src" -B "$build" -G "Unix Makefiles" -DCOURSE_LABS="01_coalescing;06_bank_conflicts" \
   -DCMAKE_PREFIX_PATH="$src/.deps/root/usr" > "$out/rut-build.log" 2>&1 &&
   make -C "$build" -j"$(nproc)" lab1 lab6 lab1-fixtures lab6-fixtures >> "$out/rut-build.log" 2>&1 ||
@@ -71,12 +67,11 @@ for spec in "lab1 wrong_shared_past_end dot memcheck" \
       timeout "$seconds_a_run" "$tool" --tool "$4" --target-processes all --target-processes-filter "regex:^$1-" \
         --error-exitcode 86 --print-limit 10 "./$1" check --impl "$2" --exercise "$3" --seeds 1 --small \
         > "$out/rut-$name-$form.txt" 2>&1
-    elif [ "$form" = runner_front_end_as_root ]; then  # the tool's front end as this user (root: not nobody)
-      COURSE_RUNNER_UID=0 COURSE_EXPERIMENT_RUNNER_TOOL="$tool $4" timeout "$seconds_a_run" "./$1" check \
-        --impl "$2" --exercise "$3" --seeds 1 --small > "$out/rut-$name-$form.txt" 2>&1
-    else
-      COURSE_EXPERIMENT_RUNNER_TOOL="$tool $4" timeout "$seconds_a_run" "./$1" check --impl "$2" --exercise "$3" \
-        --seeds 1 --small > "$out/rut-$name-$form.txt" 2>&1
+    else  # runner_front_end_as_root: the front end as this user (root: not nobody)
+      [ "$form" = runner_front_end_as_root ] && export COURSE_RUNNER_UID=0
+      timeout "$seconds_a_run" "./$1" check --impl "$2" --exercise "$3" --seeds 1 --small --sanitizer "$tool" \
+        --tools "$4" --results "$out/rut-$name-$form.jsonl" > "$out/rut-$name-$form.txt" 2>&1
+      unset COURSE_RUNNER_UID
     fi
     rc=$?
     e=$(date +%s.%N)
@@ -84,6 +79,6 @@ for spec in "lab1 wrong_shared_past_end dot memcheck" \
     seconds=$(awk -v s="$s" -v e="$e" 'BEGIN { print e - s }')
     printf '%-58s %-16s exit %3d in %5.2f s; %s; %s\n' "$spec" "$form" "$rc" "$seconds" \
       "$(grep -m1 -E '^========= (Invalid|Error|ERROR|Race|Warning)' "$out/rut-$name-$form.txt" | cut -c1-90)" \
-      "$(grep -m1 -E '^EXPERIMENT:' "$out/rut-$name-$form.txt")"
+      "$(grep -s -m1 '"tool"' "$out/rut-$name-$form.jsonl")"
   done
 done

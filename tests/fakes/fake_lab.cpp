@@ -42,8 +42,14 @@
 //                       when more are asked for. Metrics: overlap_student and overlap_reference as lab 07's, with
 //                       metric_errors from that noise.
 //
+//   `check --tools T,T --sanitizer PATH` (the grader's sanitizer runs): as labN check, runs PATH as each tool's front
+//                       end, tool after tool, with labN's command line (protocol::sanitizer_front_end, the runner), and
+//                       `--exercise EX` after the runner's path for the stand-ins' sake; its output passes through,
+//                       and its exit code is the tool's verdict line (0 clean, 86 found, else failed).
+//
 //   FAKE_LAB_CALL_LOG   every check and time run appends "<this binary's path> <command> <exercise> <impl>" to it
-//                       (and " max-seconds=V" and " min-samples=N" when given):
+//                       (and " max-seconds=V" and " min-samples=N" when given; a check under tools is "sanitize",
+//                       with " seeds=S small tools=T,T"):
 //                       the batch tests count grading runs per student (each student's lab binary is its own copy).
 //   Without FAKE_LAB_MODE, a line "FAKE_LAB_MODE=..." in runners/lab1-student beside this binary sets the mode:
 //   `grade batch` builds each student's file into that runner, so each fake student says how it misbehaves.
@@ -62,6 +68,7 @@
 
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -79,8 +86,10 @@
 #include <thread>
 #include <vector>
 
+#include <harness/exit_codes.hpp>
 #include <harness/host_link.hpp>
 #include <harness/median.hpp>
+#include <harness/protocol.hpp>
 #include <harness/result_keys.hpp>
 #include <nlohmann/json.hpp>
 
@@ -354,6 +363,45 @@ int run_check(const std::vector<const Exercise*>& exs, const std::string& impl, 
   return failed == 0 && !forged ? 0 : 112;
 }
 
+// `check --tools`: PATH as each tool's front end around the runner (not run: the stand-ins only report), tool after
+// tool, and each tool's verdict line after its run, as labN check writes them. Exit 0, or 112 when a tool's run
+// ended otherwise than clean or found (labN check's cases failed under it).
+int run_tools(const std::vector<const Exercise*>& exs, const std::string& impl, const std::string& results,
+              const std::string& sanitizer, const std::string& tools) {
+  std::ofstream out(results, std::ios::trunc);
+  std::string names;
+  for (const Exercise* ex : exs) names += (names.empty() ? "" : ",") + std::string(ex->name);
+  const std::string runner = (self_path().parent_path() / "runners" / ("lab1-" + impl)).string();
+  int code = 0;
+  for (const auto& tool : split(tools, ',')) {
+    std::vector<std::string> args = harness::protocol::sanitizer_front_end(sanitizer, tool);
+    if (args.empty()) return 2;
+    args.insert(args.end(), {runner, "--exercise", names});
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    int status = 0;
+    while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    std::string verdict = "failed", message;
+    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) verdict = "clean";
+    else if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == harness::exit_code::kSanitizerFound)
+      verdict = "found";
+    else
+      message = WIFSIGNALED(status) ? "compute-sanitizer killed by signal " + std::to_string(WTERMSIG(status))
+                                    : "compute-sanitizer exited with code " + std::to_string(WEXITSTATUS(status));
+    if (verdict == "failed") code = 112;
+    write_line(out, {{keys::kTool, {{keys::kName, tool}, {keys::kVerdict, verdict}, {keys::kMessage, message}}}});
+  }
+  return code;
+}
+
 // The student's graded median and its own CUDA events' median for this run: FAKE_LAB_STUDENT_MS and
 // FAKE_LAB_STUDENT_EVENT_MS (default: the graded median), indexed by a counter file when one is given.
 std::pair<double, double> student_ms(const Exercise& ex, const std::string& mode) {
@@ -461,13 +509,13 @@ int usage(const std::string& why) {
 int main(int argc, char** argv) {
   if (argc < 2) return usage("missing command");
   const std::string command = argv[1];
-  std::string impl, exercise, results, seeds, seed, max_seconds, student_only_for;
+  std::string impl, exercise, results, seeds, seed, max_seconds, student_only_for, sanitizer, tools;
   int host_link_turn_fd = -1;
-  bool student_only = false;
+  bool student_only = false, small = false;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--student-only") {
-      student_only = true;
+    if (arg == "--student-only" || arg == "--small") {
+      (arg == "--small" ? small : student_only) = true;
       continue;
     }
     if (i + 1 >= argc) return usage("option " + arg + " needs a value");
@@ -480,6 +528,8 @@ int main(int argc, char** argv) {
     else if (arg == "--max-seconds") max_seconds = argv[++i];
     else if (arg == "--host-link-turn-fd") host_link_turn_fd = std::stoi(argv[++i]);
     else if (arg == "--student-only-for") student_only_for = argv[++i];
+    else if (arg == "--sanitizer") sanitizer = argv[++i];
+    else if (arg == "--tools") tools = argv[++i];
     else if (arg == "--min-samples") min_samples = std::max(min_samples, std::stoi(argv[++i]));
     else return usage("unknown option " + arg);
   }
@@ -506,7 +556,9 @@ int main(int argc, char** argv) {
   }
   if (command != "check" && command != "time") return usage("unknown command " + command);
   if (const std::string log = env("FAKE_LAB_CALL_LOG"); !log.empty()) {
-    const std::string line = self_path().string() + " " + command + " " + exercise + " " + impl +
+    const std::string line = self_path().string() + " " + (tools.empty() ? command : "sanitize") + " " + exercise +
+                             " " + impl + (tools.empty() ? "" : " seeds=" + seeds + (small ? " small" : "") +
+                                                                    " tools=" + tools) +
                              (max_seconds.empty() ? "" : " max-seconds=" + max_seconds) +
                              (min_samples == 12 ? "" : " min-samples=" + std::to_string(min_samples)) +
                              (student_only ? " student-only" : "") +
@@ -529,6 +581,7 @@ int main(int argc, char** argv) {
     }
     exs.push_back(ex);
   }
+  if (command == "check" && !tools.empty()) return run_tools(exs, impl, results, sanitizer, tools);
   if (command == "check") return run_check(exs, impl, results, seeds);
   const std::string span_log = env("FAKE_LAB_TIME_SPAN_LOG");
   const auto now_ns = [] {

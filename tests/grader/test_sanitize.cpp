@@ -73,30 +73,48 @@ constexpr std::string_view kToolFailed = R"(========= COMPUTE-SANITIZER
 
 }  // namespace
 
-TEST_CASE("the sanitizer command wraps a small-shape check of its exercises", "[grader][sanitize]") {
-  const auto argv = sanitizer_command("/opt/cuda/bin/compute-sanitizer", SanitizerTool::kRacecheck, "/b/lab6",
-                                      "student", {"transpose"}, 42);
-  const std::vector<std::string> expected{"/opt/cuda/bin/compute-sanitizer", "--tool", "racecheck",
-                                          "--target-processes", "all", "--target-processes-filter", "regex:^lab6-",
-                                          "--error-exitcode", "86", "--print-limit", "10", "/b/lab6", "check",
-                                          "--impl", "student", "--exercise", "transpose", "--seeds", "42", "--small"};
+TEST_CASE("the sanitizer command is a small-shape check of its exercises under each of its tools",
+          "[grader][sanitize]") {
+  const auto argv = sanitizer_command("/opt/cuda/bin/compute-sanitizer", {SanitizerTool::kRacecheck}, "/b/lab6",
+                                      "student", {"transpose"}, 42, "/dev/fd/3");
+  const std::vector<std::string> expected{"/b/lab6",     "check",     "--impl",      "student",
+                                          "--exercise",  "transpose", "--seeds",     "42",
+                                          "--small",     "--results", "/dev/fd/3",   "--sanitizer",
+                                          "/opt/cuda/bin/compute-sanitizer",         "--tools",
+                                          "racecheck"};
   CHECK(argv == expected);
 
-  SECTION("several exercises go in one check, as the lab binary's comma list") {
-    const auto both = sanitizer_command("cs", SanitizerTool::kRacecheck, "/b/lab6", "student",
-                                        {"transpose", "row_sums"}, 42);
+  SECTION("several exercises and tools go in one check, as the lab binary's comma lists") {
+    const auto both = sanitizer_command("cs", {SanitizerTool::kMemcheck, SanitizerTool::kRacecheck}, "/b/lab6",
+                                        "student", {"transpose", "row_sums"}, 42, "/dev/fd/3");
     const auto at = std::find(both.begin(), both.end(), "--exercise");
     REQUIRE(at != both.end());
     CHECK(*(at + 1) == "transpose,row_sums");
+    CHECK(both.back() == "memcheck,racecheck");
   }
+}
 
-  SECTION("memcheck leaves CUDA API errors the harness handles out of its findings") {
-    const auto mem = sanitizer_command("cs", SanitizerTool::kMemcheck, "lab1", "student", {"scale"}, 1);
-    const auto at = std::find(mem.begin(), mem.end(), "--report-api-errors");
-    REQUIRE(at != mem.end());
-    CHECK(*(at + 1) == "no");
-    CHECK(at < std::find(mem.begin(), mem.end(), "lab1"));  // a tool option, before the target
-  }
+TEST_CASE("each tool's verdict is read from its line of the check's results, and only from there",
+          "[grader][sanitize]") {
+  const std::string results = R"({"plan": {"exercise": "scale", "impl": "student", "cases": 4}}
+{"exercise": "scale", "shape": "1", "seed": 1, "ok": true, "message": ""}
+{"tool": {"name": "memcheck", "verdict": "clean", "message": ""}}
+{"tool": {"name": "racecheck", "verdict": "found", "message": ""}}
+{"tool": {"name": "synccheck", "verdict": "failed", "message": "compute-sanitizer killed by signal 9"}}
+{"tool": {"name": "nocheck", "verdict": "clean"}}
+{"tool": "initcheck clean"}
+not json)";
+  const auto verdicts = parse_tool_verdicts(results);
+  REQUIRE(verdicts.size() == 3);
+  CHECK(verdicts.at(SanitizerTool::kMemcheck).kind == ToolVerdict::Kind::kClean);
+  CHECK(verdicts.at(SanitizerTool::kRacecheck).kind == ToolVerdict::Kind::kFound);
+  CHECK(verdicts.at(SanitizerTool::kSynccheck).kind == ToolVerdict::Kind::kFailed);
+  CHECK(verdicts.at(SanitizerTool::kSynccheck).message == "compute-sanitizer killed by signal 9");
+  CHECK_FALSE(verdicts.contains(SanitizerTool::kInitcheck));  // a malformed line is no verdict
+  // An unknown verdict is no clean one.
+  CHECK(parse_tool_verdicts(R"({"tool": {"name": "memcheck", "verdict": "fine"}})").at(SanitizerTool::kMemcheck).kind ==
+        ToolVerdict::Kind::kFailed);
+  CHECK(parse_tool_verdicts("").empty());
 }
 
 TEST_CASE("sanitizer tools parse by name and nothing else does", "[grader][sanitize]") {
@@ -224,8 +242,9 @@ TEST_CASE("grade --sanitize turns a memcheck finding into memory-error with no p
   const auto tool = fake_sanitizer(dir, "memcheck",
                                    "========= Invalid __shared__ write of size 4 bytes\n"
                                    "========= ERROR SUMMARY: 1 error");
+  const auto calls = dir.path / "calls.log";
   const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--sanitizer", tool.string()},
-                             {{"FAKE_LAB_SANITIZER_LOG", log.string()}});
+                             {{"FAKE_LAB_SANITIZER_LOG", log.string()}, {"FAKE_LAB_CALL_LOG", calls.string()}});
   REQUIRE(run.results.is_object());
   const auto& x = exercise(run.results, "copy");
   CHECK(x.at("status") == "memory-error");
@@ -235,10 +254,12 @@ TEST_CASE("grade --sanitize turns a memcheck finding into memory-error with no p
   CHECK(x.at("timed_seed").is_null());  // no timed run after a finding
   CHECK(x.at("sanitized") == nlohmann::json::array({"memcheck: Invalid __shared__ write of size 4 bytes"}));
   const auto seed = x.at("seeds").at(0).get<std::uint64_t>();
-  CHECK_THAT(read_text(log),
-             ContainsSubstring("--tool memcheck --target-processes all --target-processes-filter regex:^lab1-"));
-  CHECK_THAT(read_text(log), ContainsSubstring("check --impl student --exercise copy --seeds " +
-                                               std::to_string(seed) + " --small"));
+  // The tool around the student's runner alone, through its front end; the check at the exercise's first seed, small.
+  CHECK_THAT(read_text(log), ContainsSubstring("--tool memcheck --error-exitcode 86 --print-limit 10 "
+                                               "--report-api-errors no "));
+  CHECK_THAT(read_text(log), ContainsSubstring("/runners/lab1-student --exercise copy"));
+  CHECK_THAT(read_text(calls), ContainsSubstring(" sanitize copy student seeds=" + std::to_string(seed) +
+                                                 " small tools=memcheck\n"));
   CHECK_THAT(run.process.out, ContainsSubstring("copy: memory-error: "));
 }
 
@@ -340,11 +361,12 @@ Env crowd_env(const TempDir& dir, const std::filesystem::path& log) {
 
 }  // namespace
 
-TEST_CASE("a lab's sanitizer runs are one a tool, at once, after every check and before the first timed run",
+TEST_CASE("a lab's sanitizer tools run in one check, tool after tool, after every check and before the first timed "
+          "run",
           "[grader][sanitize][e2e]") {
   const TempDir dir;
   const auto log = dir.path / "calls.log";
-  const auto tool = crowd_sanitizer(dir, 2, {});  // memcheck and racecheck, each over both exercises
+  const auto tool = crowd_sanitizer(dir, 1, {});  // memcheck, then racecheck, each over both exercises
   const auto run = run_grade(dir, {"lab1", "--sanitizer", tool.string()}, crowd_env(dir, log));
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.results.is_object());
@@ -356,10 +378,15 @@ TEST_CASE("a lab's sanitizer runs are one a tool, at once, after every check and
   }
   const auto lines = log_lines(log);
   CAPTURE(lines);
-  // Two runs, not four: a clean run over both exercises speaks for each (a host makes CUDA contexts one at a time).
+  // One check under both tools, not a run an exercise and tool: a clean run over both exercises speaks for each (a
+  // host makes CUDA processes one at a time).
+  CHECK(count_prefix(lines, "sanitize ") == 1);
+  CHECK(count_prefix(lines, "sanitize copy,gemm student seeds=") == 1);
   CHECK(count_prefix(lines, "sanitizer start ") == 2);
-  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end memcheck copy,gemm met") == 1);
-  CHECK(std::count(lines.begin(), lines.end(), "sanitizer end racecheck copy,gemm met") == 1);
+  const auto memcheck_end = std::find(lines.begin(), lines.end(), "sanitizer end memcheck copy,gemm met");
+  const auto racecheck_start = std::find(lines.begin(), lines.end(), "sanitizer start racecheck copy,gemm");
+  CHECK(memcheck_end < racecheck_start);  // tool after tool
+  CHECK(racecheck_start != lines.end());
   // Checks, then every sanitizer run, then the timed runs: none of these overlap.
   const auto at = [&](const std::string& head, bool last) {
     const auto match = [&](const std::string& l) { return l.starts_with(head); };
@@ -368,7 +395,7 @@ TEST_CASE("a lab's sanitizer runs are one a tool, at once, after every check and
   };
   CHECK(count_prefix(lines, "time ") == 1);  // both exercises in one timed run
   CHECK(count_prefix(lines, "time copy,gemm student") == 1);
-  CHECK(at("check ", true) < at("sanitizer start ", false));
+  CHECK(at("check ", true) < at("sanitize ", false));
   CHECK(at("sanitizer end ", true) < at("time ", false));
 }
 
@@ -377,8 +404,9 @@ TEST_CASE("grading several labs starts every lab's sanitizer runs at once, after
           "[grader][sanitize][e2e]") {
   const TempDir dir;
   const auto log = dir.path / "calls.log";
-  // Memcheck and racecheck over both exercises of each lab: four runs, which meet only if both labs' go at once.
-  const auto tool = crowd_sanitizer(dir, 4, {});
+  // Memcheck, then racecheck, over both exercises of each lab: each tool's two runs meet only if both labs' checks
+  // under the tools go at once.
+  const auto tool = crowd_sanitizer(dir, 2, {});
   auto args = two_fake_labs(dir);
   args.insert(args.end(), {"--sanitizer", tool.string()});
   const auto run = run_grade(dir, args, crowd_env(dir, log));
@@ -388,7 +416,7 @@ TEST_CASE("grading several labs starts every lab's sanitizer runs at once, after
     for (const auto& x : lab.at("exercises")) {
       CHECK(x.at("status") == "ok");
       CHECK(x.at("sanitized") == nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
-      CHECK(x.at("sanitize_s").get<double>() >= 1);  // its share of two runs of at least 1 s each
+      CHECK(x.at("sanitize_s").get<double>() >= 1);  // its share of a run of two tools of at least 1 s each
     }
   const auto lines = log_lines(log);
   CAPTURE(lines);
@@ -401,8 +429,9 @@ TEST_CASE("grading several labs starts every lab's sanitizer runs at once, after
   const auto last = [&](const char* head) {
     return std::find_if(lines.rbegin(), lines.rend(), [&](const std::string& l) { return l.starts_with(head); }).base();
   };
-  CHECK(count_prefix(lines, "time ") == 2);  // a timed run a lab
-  CHECK(last("check ") <= first("sanitizer start "));
+  CHECK(count_prefix(lines, "sanitize ") == 2);  // a check under the tools a lab
+  CHECK(count_prefix(lines, "time ") == 2);      // a timed run a lab
+  CHECK(last("check ") <= first("sanitize "));
   CHECK(last("sanitizer end ") <= first("time "));
 }
 
@@ -436,9 +465,11 @@ TEST_CASE("a finding in a lab-wide sanitizer run is placed by a run of each exer
   CHECK(gemm.at("correctness_points") == 5);
   const auto lines = log_lines(log);
   CAPTURE(lines);
-  // Both tools' lab-wide runs found something, so each ran again for each exercise: 2 + 4 runs.
+  // Both tools found something over the lab, so each ran again for each exercise: 2 + 4 runs, those 4 at once.
   CHECK(count_prefix(lines, "sanitizer start memcheck copy,gemm") == 1);
   CHECK(count_prefix(lines, "sanitizer start racecheck copy,gemm") == 1);
+  CHECK(count_prefix(lines, "sanitize copy,gemm ") == 1);
+  CHECK(count_prefix(lines, "sanitize copy student") == 2);  // a check a tool
   for (const char* one : {"memcheck copy", "memcheck gemm", "racecheck copy", "racecheck gemm"})
     CHECK(std::count(lines.begin(), lines.end(), "sanitizer end " + std::string(one) + " met") == 1);
   CHECK(count_prefix(lines, "sanitizer end ") == 6);
@@ -469,20 +500,21 @@ TEST_CASE("a lab-wide run with a finding for one exercise leaves the other tool'
 TEST_CASE("a sanitizer run crowded out by the others runs again alone", "[grader][sanitize][e2e]") {
   const TempDir dir;
   const auto log = dir.path / "calls.log";
-  // A memcheck run covering copy, beside the others, ends like a check out of GPU memory: no finding, exit 110; so
-  // does copy's own memcheck beside gemm's. Alone it is clean.
-  const auto tool = crowd_sanitizer(dir, 2, {},
-                                    {"memcheck copy", "========= Program hit cudaErrorMemoryAllocation (error 2)\n"
-                                                      "========= Target application returned an error\n"
-                                                      "========= ERROR SUMMARY: 0 errors"});
+  // memcheck finds something in gemm, so it runs again for each exercise, at once; copy's beside gemm's ends like a
+  // check out of GPU memory: no finding, exit 110. Alone it is clean.
+  const auto tool = crowd_sanitizer(
+      dir, 2,
+      {{"memcheck gemm", "========= Invalid __shared__ write of size 4 bytes\n========= ERROR SUMMARY: 1 error"}},
+      {"memcheck copy", "========= Program hit cudaErrorMemoryAllocation (error 2)\n"
+                        "========= Target application returned an error\n"
+                        "========= ERROR SUMMARY: 0 errors"});
   const auto run = run_grade(dir, {"lab1", "--sanitizer", tool.string()}, crowd_env(dir, log));
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.results.is_object());
   CHECK(exercise(run.results, "copy").at("status") == "ok");
   CHECK(exercise(run.results, "copy").at("sanitized") ==
         nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
-  CHECK(exercise(run.results, "gemm").at("sanitized") ==
-        nlohmann::json::array({"memcheck: clean", "racecheck: clean"}));
+  CHECK(exercise(run.results, "gemm").at("status") == "memory-error");
   const auto lines = log_lines(log);
   CAPTURE(lines);
   CHECK(count_prefix(lines, "sanitizer start memcheck copy,gemm") == 1);

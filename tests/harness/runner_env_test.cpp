@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -90,4 +91,20 @@ TEST_CASE("a runner gets what a CUDA program needs of the referee's environment,
     CAPTURE(name);
     CHECK_FALSE(passed_to_runner(name));
   }
+}
+
+TEST_CASE("a runner starts under compute-sanitizer through the tool's front end, which exits with its verdict",
+          "[harness][runner]") {
+  using harness::protocol::sanitizer_front_end;
+  const std::vector<std::string> racecheck{"/cuda/bin/compute-sanitizer", "--tool", "racecheck", "--error-exitcode",
+                                           "86", "--print-limit", "10"};
+  CHECK(sanitizer_front_end("/cuda/bin/compute-sanitizer", "racecheck") == racecheck);
+  // memcheck leaves out the CUDA API errors the harness provokes and handles.
+  const auto memcheck = sanitizer_front_end("cs", "memcheck");
+  REQUIRE(memcheck.size() == racecheck.size() + 2);
+  CHECK(memcheck[memcheck.size() - 2] == "--report-api-errors");
+  CHECK(memcheck.back() == "no");
+  for (const char* tool : {"synccheck", "initcheck"}) CHECK_FALSE(sanitizer_front_end("cs", tool).empty());
+  CHECK(sanitizer_front_end("cs", "leakcheck").empty());  // no tool the manifests may name
+  CHECK(sanitizer_front_end("cs", "").empty());
 }

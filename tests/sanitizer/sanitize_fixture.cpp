@@ -1,8 +1,9 @@
 // sanitize_fixture LAB_BINARY IMPL EXERCISE TOOL: the GPU test of one known-wrong fixture that only compute-sanitizer
 // can catch (solutions/NN_name/wrong/*.cu whose first line says "decided on the GPU: compute-sanitizer TOOL"). It runs
-// exactly what `grade --sanitize` runs (grader/sanitize.hpp: the same command, the same reading of the report) and
-// passes when the tool reports a finding. Exit 0 found, 1 not found (or the tool failed), 111 skipped: no GPU or no
-// compute-sanitizer (with COURSE_REQUIRE_GPU=1 a missing tool fails instead, as a missing GPU does in the lab).
+// exactly what `grade --sanitize` runs (grader/sanitize.hpp: the same command, the same reading of the tool's verdict
+// and report) and passes when the tool's verdict is a finding and its report says which. Exit 0 found, 1 not found
+// (or the tool failed), 111 skipped: no GPU or no compute-sanitizer (with COURSE_REQUIRE_GPU=1 a missing tool fails
+// instead, as a missing GPU does in the lab).
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -42,7 +43,8 @@ int main(int argc, char** argv) {
   }
 
   ProcessOptions run;
-  run.argv = sanitizer_command(*sanitizer, *tool, lab, impl, {exercise}, 1);
+  run.argv = sanitizer_command(*sanitizer, {*tool}, lab, impl, {exercise}, 1, "/dev/fd/3");
+  run.results_pipe = true;
   run.timeout_s = kSanitizeTimeoutS;
   const auto result = run_process(run);
   std::cout << result.out << result.err;
@@ -51,8 +53,15 @@ int main(int argc, char** argv) {
     return 1;
   }
   const auto report = parse_sanitizer_output(result.out + "\n" + result.err);
-  if (!report.found()) {
-    std::cerr << "compute-sanitizer " << argv[4] << " found nothing in " << impl
+  const auto verdicts = parse_tool_verdicts(result.results);
+  const auto verdict = verdicts.find(*tool);
+  if (verdict == verdicts.end() || verdict->second.kind != ToolVerdict::Kind::kFound || !report.found()) {
+    std::cerr << "compute-sanitizer " << argv[4] << " found nothing in " << impl << ": verdict "
+              << (verdict == verdicts.end() ? "none" : verdict->second.kind == ToolVerdict::Kind::kClean ? "clean"
+                                                   : verdict->second.kind == ToolVerdict::Kind::kFound ? "found"
+                                                                                                       : "failed")
+              << (verdict == verdicts.end() ? "" : " " + verdict->second.message) << ", report "
+              << (report.found() ? "a finding" : "none")
               << (report.tool_error.empty() ? "" : " (the tool failed: " + report.tool_error + ")") << "\n";
     return 1;
   }

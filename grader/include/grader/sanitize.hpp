@@ -9,6 +9,7 @@
 /// it on captured output without a GPU; sanitizer_runs.cpp runs the command and turns a finding into a status.
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,10 +39,6 @@ std::optional<SanitizerTool> parse_sanitizer_tool(std::string_view name);
 /// limits: at about six times the slowest clean run, one minute each.
 inline constexpr double kSanitizeTimeoutS = 60;
 
-/// The exit code asked of compute-sanitizer when it found something (`--error-exitcode`): none of the lab binary's
-/// own (docs/protocol.md), so a finding can be told from the check's verdict even without reading the report.
-inline constexpr int kSanitizerFoundExit = 86;
-
 /// compute-sanitizer on this machine: the first of `path_env`'s folders (a PATH value) that holds it, else
 /// `cuda_home`/bin (CUDA_HOME), else /usr/local/cuda/bin. nullopt when none has it.
 std::optional<std::filesystem::path> find_compute_sanitizer(std::string_view path_env, std::string_view cuda_home);
@@ -51,15 +48,31 @@ std::optional<std::filesystem::path> find_compute_sanitizer(std::string_view pat
 /// `who` ("grade", "grade batch"): grading goes on without it.
 std::optional<std::filesystem::path> locate_sanitizer(const std::string& given, std::string_view who);
 
-/// The command of one sanitizer run: `tool` around `lab_binary check --impl IMPL --exercise EX[,EX...] --seeds SEED
-/// --small` (every exercise of `exercises` in one process: the grader's first run of a tool covers a lab).
-/// compute-sanitizer follows the runner processes labN starts (`--target-processes all`) and only those
-/// (`--target-processes-filter regex:^labN-`), whose environment keeps the tool's injection variables
-/// (harness/referee/src/runner_client.cpp); CUDA API errors the harness provokes and handles are
-/// not findings (`--report-api-errors no`); a few reports are enough (`--print-limit`).
-std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer, SanitizerTool tool,
-                                           const std::string& lab_binary, const std::string& impl,
-                                           const std::vector<std::string>& exercises, std::uint64_t seed);
+/// The command of one sanitizer run: `lab_binary check --impl IMPL --exercise EX[,EX...] --seeds SEED --small
+/// --results RESULTS --sanitizer SANITIZER --tools TOOL[,TOOL...]`: the small shapes once under each tool of `tools`,
+/// tool after tool, every exercise of `exercises` in one process (the grader's first run covers a lab with all its
+/// tools). The lab binary starts each tool's runner through compute-sanitizer's front end, so that the tool watches
+/// the runner alone (the referee's kernels are the course's), and writes each tool's verdict to RESULTS
+/// (parse_tool_verdicts), where no runner can write.
+std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer,
+                                           const std::vector<SanitizerTool>& tools, const std::string& lab_binary,
+                                           const std::string& impl, const std::vector<std::string>& exercises,
+                                           std::uint64_t seed, const std::string& results);
+
+/// What `labN check --tools` said of one tool, on its line of the results (docs/protocol.md).
+struct ToolVerdict {
+  enum class Kind {
+    kClean,   ///< the tool's front ends all exited 0 and every case passed under it
+    kFound,   ///< a front end exited with the tool's "found" code: the tool found something in the runner
+    kFailed,  ///< otherwise (a front end killed or ending with another code, a case failed): `message` says how
+  };
+  Kind kind = Kind::kFailed;
+  std::string message;
+};
+
+/// The tool lines of a check's results (a JSON line each, among the plan and case lines), by tool. A tool the run
+/// never finished (it hung, or the run died first) has none; a line that does not parse counts as none.
+std::map<SanitizerTool, ToolVerdict> parse_tool_verdicts(std::string_view results);
 
 /// What one sanitizer run reported.
 struct SanitizerReport {

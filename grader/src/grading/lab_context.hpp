@@ -72,12 +72,12 @@ struct LabContext {
 
 // `grade --sanitize` (sanitizer_runs.cpp): the manifest's compute-sanitizer tools over every exercise of `xs` whose
 // check passed; passed[i] becomes false where a run stopped exercise i. In two halves, so that several labs' first
-// runs go at once: plan_sanitizer() chooses the exercises and makes the lab-wide runs (one a tool, for two exercises
-// or more), finish_sanitizer() reads their results (in plan order) and makes the runs of one exercise each where those
-// leave a question.
+// runs go at once: plan_sanitizer() chooses the exercises and makes the lab-wide run (every tool, for two exercises
+// or more), finish_sanitizer() reads its results and makes the runs of one exercise each where those leave a
+// question.
 struct SanitizerPlan {
   std::vector<std::size_t> chosen;       // the exercises whose check passed
-  std::vector<ProcessOptions> lab_wide;  // one a tool over all of `chosen`, or none
+  std::vector<ProcessOptions> lab_wide;  // one run of every tool over all of `chosen`, or none
 };
 SanitizerPlan plan_sanitizer(const LabContext& ctx, const std::vector<ExerciseResult>& xs,
                              const std::vector<bool>& passed);

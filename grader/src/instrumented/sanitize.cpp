@@ -5,6 +5,9 @@
 
 #include "grader/concepts.hpp"
 
+#include <harness/result_keys.hpp>
+#include <nlohmann/json.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,7 +20,6 @@ namespace grader {
 namespace {
 
 constexpr std::string_view kPrefix = "=========";
-constexpr int kPrintLimit = 10;  // reports per run: the first is what the student sees, the rest only confirms it
 
 constexpr std::array<std::pair<SanitizerTool, std::string_view>, 4> kTools{{{SanitizerTool::kMemcheck, "memcheck"},
                                                                            {SanitizerTool::kRacecheck, "racecheck"},
@@ -78,30 +80,44 @@ std::optional<std::filesystem::path> locate_sanitizer(const std::string& given, 
   return found;
 }
 
-std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer, SanitizerTool tool,
-                                           const std::string& lab_binary, const std::string& impl,
-                                           const std::vector<std::string>& exercises, std::uint64_t seed) {
-  // Only the runners (runners/labN-IMPL, the processes whose executable name starts with "labN-") are watched, not
-  // the referee labN: its kernels (inputs, poison, comparisons) are the course's, and instrumenting them only costs
-  // time; a process the filter leaves out runs at full speed.
-  const auto lab = std::filesystem::path(lab_binary).filename().string();
-  std::vector<std::string> argv{sanitizer.string(),
-                                "--tool",
-                                std::string(to_string(tool)),
-                                "--target-processes",
-                                "all",
-                                "--target-processes-filter",
-                                "regex:^" + lab + "-",
-                                "--error-exitcode",
-                                std::to_string(kSanitizerFoundExit),
-                                "--print-limit",
-                                std::to_string(kPrintLimit)};
-  if (tool == SanitizerTool::kMemcheck) argv.insert(argv.end(), {"--report-api-errors", "no"});
-  std::string names;
-  for (const auto& exercise : exercises) names += (names.empty() ? "" : ",") + exercise;
-  argv.insert(argv.end(), {lab_binary, "check", "--impl", impl, "--exercise", names, "--seeds", std::to_string(seed),
-                           "--small"});
-  return argv;
+std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer,
+                                           const std::vector<SanitizerTool>& tools, const std::string& lab_binary,
+                                           const std::string& impl, const std::vector<std::string>& exercises,
+                                           std::uint64_t seed, const std::string& results) {
+  const auto join = [](std::string& list, std::string_view item) {
+    if (!list.empty()) list += ',';
+    list += item;
+  };
+  std::string names, tool_names;
+  for (const auto& exercise : exercises) join(names, exercise);
+  for (const SanitizerTool tool : tools) join(tool_names, to_string(tool));
+  return {lab_binary, "check",   "--impl",          impl,  "--exercise",       names,
+          "--seeds",  std::to_string(seed), "--small", "--results", results, "--sanitizer",
+          sanitizer.string(), "--tools", tool_names};
+}
+
+std::map<SanitizerTool, ToolVerdict> parse_tool_verdicts(std::string_view results) {
+  std::map<SanitizerTool, ToolVerdict> verdicts;
+  for (std::size_t pos = 0; pos < results.size();) {
+    const auto newline = std::min(results.find('\n', pos), results.size());
+    const auto line = nlohmann::json::parse(results.substr(pos, newline - pos), nullptr, false);
+    pos = newline + 1;
+    if (!line.is_object() || !line.contains(harness::keys::kTool)) continue;
+    const auto& t = line.at(harness::keys::kTool);
+    if (!t.is_object() || !t.contains(harness::keys::kName) || !t.at(harness::keys::kName).is_string() ||
+        !t.contains(harness::keys::kVerdict) || !t.at(harness::keys::kVerdict).is_string())
+      continue;
+    const auto tool = parse_sanitizer_tool(t.at(harness::keys::kName).get<std::string>());
+    const auto verdict = t.at(harness::keys::kVerdict).get<std::string>();
+    if (!tool) continue;
+    ToolVerdict v;
+    v.kind = verdict == "clean"   ? ToolVerdict::Kind::kClean
+             : verdict == "found" ? ToolVerdict::Kind::kFound
+                                  : ToolVerdict::Kind::kFailed;
+    if (const auto m = t.find(harness::keys::kMessage); m != t.end() && m->is_string()) v.message = *m;
+    verdicts[*tool] = std::move(v);
+  }
+  return verdicts;
 }
 
 SanitizerReport parse_sanitizer_output(std::string_view text) {

@@ -1,6 +1,8 @@
 // What the referee and a runner share of their protocol (protocol.hpp).
 #include <harness/protocol.hpp>
 
+#include <harness/exit_codes.hpp>
+
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -134,6 +136,17 @@ const char* variable_in(char** envp, std::string_view name) {
     if (std::string_view entry(*e); entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
       return *e + name.size() + 1;
   return nullptr;
+}
+
+std::vector<std::string> sanitizer_front_end(const std::string& sanitizer, std::string_view tool) {
+  static constexpr std::string_view kTools[] = {"memcheck", "racecheck", "synccheck", "initcheck"};
+  constexpr int kPrintLimit = 10;
+  if (std::find(std::begin(kTools), std::end(kTools), tool) == std::end(kTools)) return {};
+  std::vector<std::string> argv{sanitizer, "--tool", std::string(tool), "--error-exitcode",
+                                std::to_string(exit_code::kSanitizerFound), "--print-limit",
+                                std::to_string(kPrintLimit)};
+  if (tool == "memcheck") argv.insert(argv.end(), {"--report-api-errors", "no"});
+  return argv;
 }
 
 }  // namespace harness::protocol

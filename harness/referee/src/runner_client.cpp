@@ -28,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <utility>
 
 extern char** environ;
 
@@ -86,13 +87,14 @@ Identity unprivileged_identity() {
 /// reach anything: trace the referee, open its results pipe through /proc, kill the grader. So every way a runner
 /// program starts (a run, `--list`) drops to an unprivileged identity first, or does not start.
 /// By path first: compute-sanitizer and the profilers follow a child through execve, not through fexecve (measured:
-/// memcheck saw nothing in a runner started by fexecve).
+/// memcheck saw nothing in a runner started by fexecve). `program_fd` -1: by path only (a tool's front end, whose
+/// command line is not the program's).
 void exec_as(const Identity& who, int program_fd, char* const argv[], char* const envp[]) {
   if (who.drop && (::setgroups(0, nullptr) != 0 || ::setresgid(who.gid, who.gid, who.gid) != 0 ||
                    ::setresuid(who.uid, who.uid, who.uid) != 0))
     return;
   ::execve(argv[0], argv, envp);
-  if (errno == EACCES) ::fexecve(program_fd, argv, envp);
+  if (errno == EACCES && program_fd >= 0) ::fexecve(program_fd, argv, envp);
 }
 
 /// Writes all of `text`; false if the reader is gone.
@@ -151,9 +153,11 @@ std::string list_output(const fs::path& program) {
 /// group; what it moved out of that group is `grade`'s to end, as a subreaper).
 class RemoteRunner final : public Runner {
  public:
-  /// `args` follow the program's path on its command line (a mutant's `--mutate NAME`).
-  RemoteRunner(fs::path program, std::string name, std::vector<std::string> args = {})
-      : program_(std::move(program)), name_(std::move(name)), args_(std::move(args)) {
+  /// `args` follow the program's path on its command line (a mutant's `--mutate NAME`); a `front_end` comes before
+  /// it (FrontEnd).
+  RemoteRunner(fs::path program, std::string name, std::vector<std::string> args = {}, FrontEnd front_end = {})
+      : program_(std::move(program)), name_(std::move(name)), args_(std::move(args)), front_(std::move(front_end)) {
+    if (!front_.argv.empty()) watched_ = false;
     spawn();
   }
   ~RemoteRunner() override { stop(); }
@@ -246,7 +250,9 @@ class RemoteRunner final : public Runner {
     std::vector<char*> envp;
     for (auto& s : env_strings) envp.push_back(s.data());
     envp.push_back(nullptr);
-    std::vector<char*> argv{const_cast<char*>(path.c_str())};
+    std::vector<char*> argv;
+    for (auto& a : front_.argv) argv.push_back(a.data());
+    argv.push_back(const_cast<char*>(path.c_str()));
     for (auto& a : args_) argv.push_back(a.data());
     argv.push_back(nullptr);
     const Identity runner_identity = unprivileged_identity();
@@ -287,7 +293,7 @@ class RemoteRunner final : public Runner {
       const int null_fd = ::open("/dev/null", O_RDONLY);
       if (null_fd >= 0) ::dup2(null_fd, 0);
       ::close_range(7, ~0u, 0);
-      exec_as(runner_identity, 6, argv.data(), envp.data());
+      exec_as(runner_identity, front_.argv.empty() ? 6 : -1, argv.data(), envp.data());
       [[maybe_unused]] auto written = ::write(4, cannot_start.data(), cannot_start.size());
       ::_exit(127);
     }
@@ -346,7 +352,32 @@ class RemoteRunner final : public Runner {
     do r = ::waitpid(pid_, &status, WUNTRACED);
     while (r < 0 && errno == EINTR);
     if (r == pid_ && WIFSTOPPED(status)) return true;
-    if (r == pid_) reaped_ = status;
+    if (r == pid_) ended(status);
+    return false;
+  }
+
+  /// Keeps the wait status of the ended runner (or front end), and tells the front end's `ended`, once.
+  void ended(int status) {
+    reaped_ = status;
+    if (front_.ended) std::exchange(front_.ended, nullptr)(status);
+  }
+
+  /// Waits up to kFrontEndReportS for a front end to end on its own once the runner's commands have stopped (the
+  /// runner ends at the end of its command pipe): the tool then reports and exits with its verdict. True if it did.
+  bool front_end_reported() {
+    constexpr int kFrontEndReportS = 30;
+    if (front_.argv.empty()) return false;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kFrontEndReportS);
+    do {
+      int status = 0;
+      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        ended(status);
+        return true;
+      }
+      if (r < 0 && errno != EINTR) return false;
+      ::usleep(10000);
+    } while (std::chrono::steady_clock::now() < deadline);
     return false;
   }
 
@@ -357,11 +388,13 @@ class RemoteRunner final : public Runner {
     to_ = -1;
     from_ = nullptr;
     fds_ = -1;
-    if (pid_ > 0 && !reaped_) {
+    if (pid_ > 0 && !reaped_ && !front_end_reported()) {
       ::kill(pid_, SIGKILL);  // a stopped process dies of it too
       int status = 0;
-      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-      }
+      pid_t r;
+      do r = ::waitpid(pid_, &status, 0);
+      while (r < 0 && errno == EINTR);
+      if (r == pid_) ended(status);
     }
     pid_ = -1;
   }
@@ -373,6 +406,7 @@ class RemoteRunner final : public Runner {
     if (!reaped_) {
       do r = ::waitpid(pid_, &status, 0);
       while (r < 0 && errno == EINTR);
+      if (r == pid_) ended(status);
     }
     pid_ = -1;
     if (r > 0 && WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
@@ -405,6 +439,7 @@ class RemoteRunner final : public Runner {
   fs::path program_;
   std::string name_;
   std::vector<std::string> args_;
+  FrontEnd front_;
   pid_t pid_ = -1;
   int to_ = -1;
   FILE* from_ = nullptr;
@@ -468,16 +503,17 @@ std::vector<std::string> runner_exercises(const std::string& name) {
   return j.get<std::vector<std::string>>();
 }
 
-std::unique_ptr<Runner> make_runner(const std::string& name) {
+std::unique_ptr<Runner> make_runner(const std::string& name, FrontEnd front_end) {
   if (const auto mutation = mutation_of(name); !mutation.empty()) {
     // The reference's runner, told to spoil each output after every run (runner/mutations.hpp).
     const auto program = runner_directory() / (runner_prefix() + "reference");
     if (!fs::is_regular_file(program)) throw MissingLauncher("a mutant needs the reference's runner: " + program.string());
-    return std::make_unique<RemoteRunner>(program, name, std::vector<std::string>{"--mutate", mutation});
+    return std::make_unique<RemoteRunner>(program, name, std::vector<std::string>{"--mutate", mutation},
+                                          std::move(front_end));
   }
   const auto program = runner_directory() / (runner_prefix() + name);
   if (!fs::is_regular_file(program)) throw MissingLauncher("unknown implementation '" + name + "' (see `list`)");
-  return std::make_unique<RemoteRunner>(program, name);
+  return std::make_unique<RemoteRunner>(program, name, std::vector<std::string>{}, std::move(front_end));
 }
 
 std::map<std::string, std::unique_ptr<Runner>> make_runners(const std::map<std::string, std::string>& impl_of) {

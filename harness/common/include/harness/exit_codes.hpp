@@ -23,5 +23,8 @@ inline constexpr int kTestFailure = 112;
 inline constexpr int kBadSpec = 113;
 /// An unexpected exception escaped (a bug in the course, not in the submission).
 inline constexpr int kInternal = 114;
+/// Not the lab binary's: what `labN check --tools` asks compute-sanitizer's front end to exit with when its tool found
+/// something (`--error-exitcode`), so that a finding is told from the runner's own exit.
+inline constexpr int kSanitizerFound = 86;
 
 }  // namespace harness::exit_code

@@ -50,4 +50,11 @@ bool nsight_compute_attached(char** envp = nullptr);
 /// main(), where the C library's `environ` and getenv() may not be set up yet.
 const char* variable_in(char** envp, std::string_view name);
 
+/// compute-sanitizer's front end for `tool` (memcheck, racecheck, synccheck or initcheck): the command line before
+/// the runner's path when a runner starts under it (`labN check --tools`, harness/runner.hpp's FrontEnd). The tool's
+/// verdict is its exit code (exit_code::kSanitizerFound when it found something), a few reports are enough (the first
+/// is what the student sees), and memcheck leaves out the CUDA API errors the harness provokes and handles. Empty for
+/// a tool it does not know.
+std::vector<std::string> sanitizer_front_end(const std::string& sanitizer, std::string_view tool);
+
 }  // namespace harness::protocol

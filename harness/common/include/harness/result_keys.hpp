@@ -19,6 +19,10 @@ inline constexpr char kPlan[] = "plan";  ///< a plan line's object
 inline constexpr char kCases[] = "cases";  ///< how many case lines the plan announces
 inline constexpr char kOk[] = "ok";  ///< whether a case passed
 inline constexpr char kHint[] = "hint";  ///< what a failed case's wrong elements suggest
+// `labN check --tools`: after each tool's cases, {"tool": {"name", "verdict", "message"}}.
+inline constexpr char kTool[] = "tool";  ///< a tool line's object: a CUDA tool the runners ran under
+inline constexpr char kName[] = "name";  ///< the tool's name (memcheck, racecheck, ...)
+inline constexpr char kVerdict[] = "verdict";  ///< "clean", "found" or "failed" (ended otherwise; the message says how)
 
 // `labN time`: one object per exercise.
 inline constexpr char kSaltSeed[] = "salt_seed";  ///< the seed of the timed rounds' salts

@@ -37,6 +37,7 @@
 #include <harness/stats.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -100,12 +101,24 @@ std::filesystem::path runner_directory();
 std::vector<std::string> runner_names();
 /// Exercises that implementation `name` has launchers for (asks the runner program; no GPU needed).
 std::vector<std::string> runner_exercises(const std::string& name);
+/// What a runner may start through instead of its own program: a CUDA tool's front end (compute-sanitizer), which
+/// runs the runner as its child and watches it, so that only the runner is under the tool, not the referee (`labN
+/// check --sanitizer`). `argv` is the front end's command line before the runner's path; `ended` is told the front
+/// end's wait status once it has ended (its exit code is the tool's verdict). Such a runner is neither stopped nor
+/// compared with its setup (the tool keeps threads of its own in it, as it does where the tool runs the referee), and
+/// is let end on its own once its commands stop, so that the front end can report.
+struct FrontEnd {
+  std::vector<std::string> argv;
+  std::function<void(int wait_status)> ended;
+};
 /// A runner for implementation `name`: a process of its own (`runners/labN-<name>`), started now.
 /// `mutant:<mutation>` is the reference's runner spoiling every output after each run in a generic way (all zeros,
 /// right only where a sampling check looks, shifted by one, ...: harness/runner/src/mutations.hpp): known-wrong
 /// implementations of every exercise, which `check` and `time` must reject (the checker's mutation suite on the GPU).
 /// Throws MissingLauncher when there is no such implementation.
-std::unique_ptr<Runner> make_runner(const std::string& name);
+/// With a `front_end`, the runner starts through it (FrontEnd).
+std::unique_ptr<Runner> make_runner(const std::string& name, FrontEnd front_end = {});
+
 /// A runner for each role of `impl_of` (role -> implementation), started now. The roles "reference" and "baseline",
 /// where they are those implementations, share one process where the lab has `runners/labN-reference+baseline`: the
 /// course's two timed implementations in one program, a CUDA context fewer for every timed run, where the host makes

@@ -12,11 +12,14 @@
 #include <harness/result_keys.hpp>
 #include <harness/runner.hpp>
 
+#include <catch2/catch_message.hpp>
 #include <catch2/catch_session.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/generators/catch_generators.hpp>
 #include <catch2/generators/catch_generators_range.hpp>
 #include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -33,6 +36,22 @@ struct Case {
   const ExerciseSpec* spec;
   Shape shape;
   std::uint64_t seed;
+  int tool = -1;  // the index in CheckRun::tools of the tool its runner runs under; -1: none
+};
+
+// What one tool's runners came to: every front end's end and the cases that failed under it.
+struct ToolTally {
+  int front_ends = 0;
+  bool found = false;       // a front end exited with the tool's verdict that it found something
+  std::string other_end;    // how the first front end that ended otherwise than clean or found ended
+  std::size_t failed = 0;   // cases that failed under the tool
+  void note(int status) {
+    ++front_ends;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == exit_code::kSanitizerFound) found = true;
+    else if (other_end.empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+      other_end = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                      : "exited with code " + std::to_string(WEXITSTATUS(status));
+  }
 };
 
 struct Outcome {
@@ -91,6 +110,12 @@ MismatchHint classify_outputs(const std::vector<std::pair<const Output<T>*, std:
 /// The state of one `check` run, shared with the test case below (Catch2 test cases take no arguments).
 struct CheckRun {
   std::string impl;
+  // `--tools`: every case once under each tool, tool after tool, the runners through compute-sanitizer's front end
+  // (`sanitizer`); after each tool's cases, a line with its verdict.
+  std::string sanitizer;
+  std::vector<std::string> tools;
+  std::vector<ToolTally> tallies;  // by tool; before `runner`, whose front ends report to them as they end
+  int pass_tool = -1;              // the tool of the cases run last
   std::unique_ptr<Runner> runner;  // made again after a runner dies, so one crash costs one case
   std::unique_ptr<Runner> reference;  // for outputs whose CPU reference is sampled (below)
   std::vector<Case> cases;
@@ -129,7 +154,37 @@ struct CheckRun {
     return prefetched ? made.get() : prepare(cases[index]);
   }
 
+  // The runner for case `c`, under its tool.
+  std::unique_ptr<Runner> make_case_runner(const Case& c) {
+    if (c.tool < 0) return make_runner(impl);
+    return make_runner(impl, {protocol::sanitizer_front_end(sanitizer, tools[c.tool]),
+                              [this, t = c.tool](int status) { tallies[t].note(status); }});
+  }
+
+  // Ends the last tool's runner (its front end reports as it ends) and writes the tool's verdict: "found" where a
+  // front end said it found something, "clean" where every one exited 0 and every case passed, else "failed".
+  void finish_tool() {
+    if (pass_tool < 0) return;
+    runner.reset();
+    const ToolTally& t = tallies[pass_tool];
+    std::string verdict = "clean", detail;
+    if (t.found) {
+      verdict = "found";
+    } else if (t.front_ends == 0 || !t.other_end.empty() || t.failed > 0) {
+      verdict = "failed";
+      detail = t.front_ends == 0      ? "no runner started"
+               : !t.other_end.empty() ? "compute-sanitizer " + t.other_end
+                                      : std::to_string(t.failed) + " case(s) failed under the tool";
+    }
+    if (results.is_open())
+      results << nlohmann::json{{keys::kTool, {{keys::kName, tools[pass_tool]}, {keys::kVerdict, verdict},
+                                               {keys::kMessage, detail}}}}.dump()
+              << std::endl;
+    pass_tool = -1;
+  }
+
   void record(const Case& c, Outcome& o) {
+    if (!o.ok && c.tool >= 0) ++tallies[c.tool].failed;
     if (!o.ok) ++failures[c.spec->name];
     auto& seen = outcomes[c.spec->name];
     seen.push_back({c.shape.dims, o.ok});
@@ -161,8 +216,10 @@ struct CheckRun {
   Outcome execute(std::size_t index) {
     const Case& c = cases[index];
     Outcome o;
+    if (c.tool != pass_tool) finish_tool();
+    pass_tool = c.tool;
     try {
-      if (!runner) runner = make_runner(impl);  // started first: its CUDA context comes up while the inputs are made
+      if (!runner) runner = make_case_runner(c);  // started first: its context comes up while the inputs are made
       auto problem = take(index);
       Stream stream;
       problem->poison(stream.get());
@@ -280,11 +337,23 @@ int check(const CheckRequest& request, const char* argv0) {
     std::cerr << "--seeds needs at least one seed\n";
     return exit_code::kUsage;
   }
+  for (const auto& tool : request.tools)
+    if (protocol::sanitizer_front_end(request.sanitizer, tool).empty()) {
+      std::cerr << "unknown tool '" << tool << "' (memcheck, racecheck, synccheck or initcheck)\n";
+      return exit_code::kUsage;
+    }
+  if (!request.tools.empty() && request.sanitizer.empty()) {
+    std::cerr << "--tools needs --sanitizer: the path of compute-sanitizer\n";
+    return exit_code::kUsage;
+  }
   if (int rc = require_device()) return rc;
 
   CheckRun run;
   run.impl = request.impl;
   run.expect_reject = request.expect_reject;
+  run.sanitizer = request.sanitizer;
+  run.tools = request.tools;
+  run.tallies.resize(run.tools.size());
   if (!request.results.empty()) {
     run.results.open(request.results, std::ios::trunc);
     if (!run.results) {
@@ -292,14 +361,19 @@ int check(const CheckRequest& request, const char* argv0) {
       return exit_code::kUsage;
     }
   }
+  // Every case once, or once under each tool, tool after tool (a runner, through the tool's front end, a tool).
+  const int passes = run.tools.empty() ? 1 : static_cast<int>(run.tools.size());
+  for (int pass = 0; pass < passes; ++pass)
+    for (const auto* spec : specs)
+      for (const auto& shape : request.small ? small_shapes(spec->test_shapes) : spec->test_shapes)
+        for (auto seed : request.seeds) run.cases.push_back({spec, shape, seed, run.tools.empty() ? -1 : pass});
   for (const auto* spec : specs) {
-    const std::size_t before = run.cases.size();
-    for (const auto& shape : request.small ? small_shapes(spec->test_shapes) : spec->test_shapes)
-      for (auto seed : request.seeds) run.cases.push_back({spec, shape, seed});
-    run.budgets[spec->name] = ReportBudget(run.cases.size() - before);
+    const auto cases = static_cast<std::size_t>(
+        std::count_if(run.cases.begin(), run.cases.end(), [&](const Case& c) { return c.spec == spec; }));
+    run.budgets[spec->name] = ReportBudget(cases);
     if (run.results.is_open())
       run.results << nlohmann::json{{keys::kPlan, {{keys::kExercise, spec->name}, {keys::kImpl, request.impl},
-                                              {keys::kCases, run.cases.size() - before}}}}.dump()
+                                              {keys::kCases, cases}}}}.dump()
                   << std::endl;
   }
 
@@ -309,6 +383,7 @@ int check(const CheckRequest& request, const char* argv0) {
   for (const auto& a : request.catch_args) args.push_back(a.c_str());
   if (session.applyCommandLine(static_cast<int>(args.size()), args.data()) != 0) return exit_code::kUsage;
   session.run();
+  run.finish_tool();
   active = nullptr;
 
   if (!request.expect_reject) {
@@ -337,6 +412,7 @@ TEST_CASE("the implementation matches the CPU reference at every shape and seed"
   const std::string exercise = c.spec->name, shape = c.shape.str();
   const auto seed = c.seed;
   CAPTURE(exercise, shape, seed);
+  if (c.tool >= 0) UNSCOPED_INFO("under compute-sanitizer " << active->tools[c.tool]);
   const auto outcome = active->execute(index);
   // The hint goes with the failure's message, once per kind and exercise: the same hint on every case is noise.
   const bool new_hint = !outcome.hint_line.empty() && active->hints_shown.insert({exercise, outcome.hint.kind}).second;

@@ -18,6 +18,8 @@ struct CheckRequest {
   std::string results;   // JSON-lines file; empty: none
   bool expect_reject = false;
   bool small = false;    // only a few small test shapes (small_shapes in check.cpp): for compute-sanitizer
+  std::string sanitizer;           // compute-sanitizer's path, for `tools`
+  std::vector<std::string> tools;  // the cases again under each of these tools, the runners through its front end
   std::vector<std::string> catch_args;  // passed through to Catch2
 };
 

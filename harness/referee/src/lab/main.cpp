@@ -46,6 +46,13 @@ int main(int argc, char** argv) {
                       "known-wrong fixture: succeed only if every exercise has a failing case");
   check_cmd->add_flag("--small", check.small,
                       "only a few small test shapes (for `grade --sanitize`: compute-sanitizer slows kernels 10-100x)");
+  // A lab's tools in one referee, each around a runner of its own (the referee's kernels are the course's): a CUDA
+  // process a tool fewer than one referee a tool.
+  check_cmd->add_option("--tools", check.tools,
+                        "run the cases once under each of these compute-sanitizer tools, e.g. memcheck,racecheck, "
+                        "the runners through its front end; a verdict line a tool in --results")
+      ->delimiter(',');
+  check_cmd->add_option("--sanitizer", check.sanitizer, "compute-sanitizer's path, for --tools");
   check_cmd->allow_extras();
 
   lab_cli::TimeRequest time;
