@@ -286,6 +286,26 @@ TEST_CASE("grade --sanitize turns a racecheck finding into race, and clean tools
   CHECK(x.at("performance_points").get<double>() > 0);
 }
 
+TEST_CASE("a tool that could not work is no finding, whatever its lines say: the verdict decides",
+          "[grader][sanitize]") {
+  // A front end that cannot reach its temporary folder says so on a "=========" line, in the form of a finding, and
+  // exits 1, not 86.
+  const TempDir dir;
+  const auto script = dir.path / "compute-sanitizer";
+  write_text(script, "#!/bin/sh\necho '========= COMPUTE-SANITIZER'\n"
+                     "echo '========= Failed to access the temporary directory.'\nexit 1\n");
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const auto run = run_grade(dir, {"lab1", "--exercise", "copy", "--sanitizer", script.string()});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.results.is_object());
+  const auto& x = exercise(run.results, "copy");
+  CHECK(x.at("status") == "ok");
+  CHECK(x.at("sanitized") ==
+        nlohmann::json::array({"memcheck: could not run: Failed to access the temporary directory.",
+                               "racecheck: could not run: Failed to access the temporary directory."}));
+  CHECK_THAT(run.process.err, ContainsSubstring("again, alone"));  // twice, as any run that says nothing
+}
+
 TEST_CASE("without compute-sanitizer, --sanitize says so once and grades without it", "[grader][sanitize]") {
   const TempDir dir;
   const auto run = run_grade(dir, {"lab1", "--sanitizer", (dir.path / "no-such-tool").string()});

@@ -5,6 +5,7 @@
 // (or the tool failed), 111 skipped: no GPU or no compute-sanitizer (with COURSE_REQUIRE_GPU=1 a missing tool fails
 // instead, as a missing GPU does in the lab).
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -45,6 +46,9 @@ int main(int argc, char** argv) {
   ProcessOptions run;
   run.argv = sanitizer_command(*sanitizer, {*tool}, lab, impl, {exercise}, 1, "/dev/fd/3");
   run.results_pipe = true;
+  // In a fresh folder of its own, its TMPDIR too, as grade runs it (mode 700: closed to the runners' user when this
+  // is root, so the tool's front end must have a folder of its own).
+  run.private_dir_in = std::filesystem::temp_directory_path() / "sanitize-fixture";
   run.timeout_s = kSanitizeTimeoutS;
   const auto result = run_process(run);
   std::cout << result.out << result.err;

@@ -26,9 +26,9 @@ ToolRun tool_run(const ProcessResult& run, SanitizerTool tool) {
   return {run, it == verdicts.end() ? std::nullopt : std::optional<ToolVerdict>(it->second)};
 }
 
-bool found(const ToolRun& t, const SanitizerReport& report) {
-  return (t.verdict && t.verdict->kind == ToolVerdict::Kind::kFound) || report.found();
-}
+// A finding is the tool's verdict (its front end's exit code), never the text: a line of the tool's that is no
+// finding ("Failed to access the temporary directory.", from a tool that could not work) reads like one.
+bool found(const ToolRun& t) { return t.verdict && t.verdict->kind == ToolVerdict::Kind::kFound; }
 
 // Whether a tool's part of a lab-wide run found nothing and ended as a clean check does (its verdict clean, no
 // survivors, no tool in the run that said it could not do its work): only then does it speak for each exercise it
@@ -53,8 +53,8 @@ bool crowded_out(const ToolRun& t) {
   const ProcessResult& run = t.run;
   if (!run.started || run.timed_out) return run.survivors == 0;
   if (run.survivors > 0) return false;
+  if (found(t)) return false;
   const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
-  if (found(t, report)) return false;
   return run.signal != 0 || run.exit_code != 0 || !t.verdict || t.verdict->kind != ToolVerdict::Kind::kClean ||
          !report.tool_error.empty();
 }
@@ -107,7 +107,7 @@ bool sanitized(const LabContext& ctx, ExerciseResult& x, SanitizerTool tool, con
                             hung_over_lab ? "over the lab's exercises and on its own" : "alone too",
                             ctx.manifest.sanitize_timeout_s));
   const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
-  if (found(t, report)) {
+  if (found(t)) {
     const auto first = !report.first_finding.empty() ? report.first_finding
                        : report.errors > 0           ? fmt::format("ERROR SUMMARY: {} errors", report.errors)
                                                      : std::string("the tool's report did not come through");
@@ -117,8 +117,17 @@ bool sanitized(const LabContext& ctx, ExerciseResult& x, SanitizerTool tool, con
                 fmt::format("every test passed, but compute-sanitizer {} found {} error(s) on the small shapes: {}",
                             name, std::max(report.errors, 1), first));
   }
-  x.sanitized.push_back(report.tool_error.empty() ? name + ": clean"
-                                                  : fmt::format("{}: could not run: {}", name, report.tool_error));
+  if (t.verdict && t.verdict->kind == ToolVerdict::Kind::kClean && report.tool_error.empty()) {
+    x.sanitized.push_back(name + ": clean");
+    return true;
+  }
+  // Neither clean nor a finding, twice: the tool could not do its work here (the check it wraps has passed on its
+  // own), which the results say, as what the tool said or else how the run ended.
+  std::string why = fmt::format("no verdict (exit {})", run.exit_code);
+  if (!report.tool_error.empty()) why = report.tool_error;
+  else if (!report.first_finding.empty()) why = report.first_finding;
+  else if (t.verdict && !t.verdict->message.empty()) why = t.verdict->message;
+  x.sanitized.push_back(fmt::format("{}: could not run: {}", name, why));
   return true;
 }
 

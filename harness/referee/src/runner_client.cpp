@@ -97,6 +97,17 @@ void exec_as(const Identity& who, int program_fd, char* const argv[], char* cons
   if (errno == EACCES && program_fd >= 0) ::fexecve(program_fd, argv, envp);
 }
 
+/// A folder for a CUDA tool's front end and the runner it starts, both run as `who`: the tool keeps its pipes between
+/// them in its temporary folder, and the referee's TMPDIR (a grader's private folder, mode 700) is closed to `who`.
+/// Under /tmp, `who`'s own, mode 700; removed by the referee once the front end has ended.
+std::string tool_directory(const Identity& who) {
+  std::string dir = "/tmp/course-tool-XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr || ::chown(dir.c_str(), who.uid, who.gid) != 0)
+    throw std::runtime_error(std::string("cannot make a folder for compute-sanitizer under /tmp: ") +
+                             std::strerror(errno));
+  return dir;
+}
+
 /// Writes all of `text`; false if the reader is gone.
 bool write_all(int fd, const std::string& text) {
   std::size_t done = 0;
@@ -246,7 +257,13 @@ class RemoteRunner final : public Runner {
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, descriptors) != 0)
       throw std::runtime_error(std::string("socketpair: ") + std::strerror(errno));
     const std::string path = program_.string();
+    const Identity runner_identity = unprivileged_identity();
     std::vector<std::string> env_strings = runner_environment();
+    if (!front_.argv.empty() && runner_identity.drop) {
+      tool_dir_ = tool_directory(runner_identity);
+      std::erase_if(env_strings, [](const std::string& e) { return e.starts_with("TMPDIR="); });
+      env_strings.push_back("TMPDIR=" + tool_dir_);
+    }
     std::vector<char*> envp;
     for (auto& s : env_strings) envp.push_back(s.data());
     envp.push_back(nullptr);
@@ -255,7 +272,6 @@ class RemoteRunner final : public Runner {
     argv.push_back(const_cast<char*>(path.c_str()));
     for (auto& a : args_) argv.push_back(a.data());
     argv.push_back(nullptr);
-    const Identity runner_identity = unprivileged_identity();
     // What the child answers if it cannot become the runner (it may only write, after fork): the usual cause is a
     // build folder that the unprivileged user cannot read, such as one under /root.
     const std::string cannot_start =
@@ -397,6 +413,9 @@ class RemoteRunner final : public Runner {
       if (r == pid_) ended(status);
     }
     pid_ = -1;
+    std::error_code error;
+    if (!tool_dir_.empty()) fs::remove_all(tool_dir_, error);
+    tool_dir_.clear();
   }
 
   /// Why the runner is gone, once it is.
@@ -440,6 +459,7 @@ class RemoteRunner final : public Runner {
   std::string name_;
   std::vector<std::string> args_;
   FrontEnd front_;
+  std::string tool_dir_;  // the front end's TMPDIR, where the runner's user is not the referee's (tool_directory)
   pid_t pid_ = -1;
   int to_ = -1;
   FILE* from_ = nullptr;
