@@ -108,8 +108,8 @@ std::vector<std::string> runner_exercises(const std::string& name);
 /// compared with its setup (the tool keeps threads of its own in it, as it does where the tool runs the referee), and
 /// is let end on its own once its commands stop, so that the front end can report.
 struct FrontEnd {
-  std::vector<std::string> argv;
-  std::function<void(int wait_status)> ended;
+  std::vector<std::string> argv;               ///< the front end and its options; empty: the runner starts itself
+  std::function<void(int wait_status)> ended;  ///< told the front end's wait status once, when it has ended
 };
 /// A runner for implementation `name`: a process of its own (`runners/labN-<name>`), started now.
 /// `mutant:<mutation>` is the reference's runner spoiling every output after each run in a generic way (all zeros,
