@@ -93,6 +93,12 @@ TEST_CASE("lab binaries reject bad requests with the documented exit codes", "[l
     CHECK(listed.err.find("unknown exercise 'nothing'") != std::string::npos);
   }
   CHECK(run({lab, "time", "--exercise", first + "," + first, "--shape", "64"}).exit_code == code::kUsage);
+  // So are a sanitized check's tools: one compute-sanitizer's front end is not run with, or tools without its path.
+  const auto tools = run({lab, "check", "--exercise", first, "--sanitizer", "/cuda/bin/compute-sanitizer", "--tools",
+                          "memcheck,leakcheck"});
+  CHECK(tools.exit_code == code::kUsage);
+  CHECK(tools.err.find("unknown tool 'leakcheck'") != std::string::npos);
+  CHECK(run({lab, "check", "--exercise", first, "--tools", "memcheck"}).exit_code == code::kUsage);
 }
 
 TEST_CASE("with a GPU, one time run times the exercises it is given as a list, a result line each",
