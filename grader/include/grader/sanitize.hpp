@@ -31,12 +31,13 @@ std::string_view to_string(SanitizerTool tool);
 /// The tool called `name`, or nullopt.
 std::optional<SanitizerTool> parse_sanitizer_tool(std::string_view name);
 
-/// Seconds one sanitizer run (one tool, one exercise, the small shapes at one seed) may take, unless the manifest says
-/// (`timeouts.sanitize_s`): the tools slow a kernel down 10-100x, and the small shapes keep that to seconds (about 3 s
-/// a run on one H100 with every lab's runs at once, 6 s on an H200 one after another, 10 s with two workers grading
-/// beside each other on one host; each exercise's `sanitize_s` records its own). A run that hangs is run again
-/// (sanitizer_runs.cpp, crowded_out) and two hangs are final, so a submission that keeps the GPU busy costs a lab two
-/// limits: at about six times the slowest clean run, one minute each.
+/// Seconds one tool's part of a sanitizer run (the small shapes at one seed) may take, unless the manifest says
+/// (`timeouts.sanitize_s`); a run of several tools has theirs one after another. The tools slow a kernel down
+/// 10-100x, and the small shapes keep that to seconds (about 3 s a run on one H100 with every lab's runs at once, 6 s
+/// on an H200 one after another, 10 s with two workers grading beside each other on one host; each exercise's
+/// `sanitize_s` records its own). A run that hangs is run again (sanitizer_runs.cpp, crowded_out) and two hangs are
+/// final, so a submission that keeps the GPU busy costs a lab its lab-wide run's limits and one more: at about six
+/// times the slowest clean run, one minute each.
 inline constexpr double kSanitizeTimeoutS = 60;
 
 /// compute-sanitizer on this machine: the first of `path_env`'s folders (a PATH value) that holds it, else
