@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whether a referee can start its runner through compute-sanitizer's front end (the tool around the runner alone,
 # the referee not under it), the way a lab's tools share one referee (docs/sanitizer.md: `labN check --tools`). Labs 1
-# and 6 built from a copy of this tree, then each case twice: the tool around the referee, watching only the runners
+# and 6 built from this tree, then each case twice: the tool around the referee, watching only the runners
 # (as `grade` ran the sanitizer before `--tools`), and `labN check --sanitizer PATH --tools TOOL`, which writes the
 # tool's verdict line to OUT_DIR/rut-*.jsonl. One line a run on the console: exit code, seconds, the first finding,
 # and the verdict line (also in OUT_DIR/rut-console.txt); each run's output in OUT_DIR/rut-*.txt. A run still going
@@ -17,11 +17,10 @@ root=$(cd "$here/../.." && pwd)
 mkdir -p "$out"
 exec > >(tee "$out/rut-console.txt") 2>&1
 tool=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-src=/tmp/rut-src build=/tmp/rut-build
-rm -rf "$src" "$build" && mkdir -p "$src"
-tar -C "$root" --exclude=./.git --exclude='./build*' -cf - . | tar -C "$src" -xf -
-cmake -S "$src" -B "$build" -G "Unix Makefiles" -DCOURSE_LABS="01_coalescing;06_bank_conflicts" \
-  -DCMAKE_PREFIX_PATH="$src/.deps/root/usr" > "$out/rut-build.log" 2>&1 &&
+build=/tmp/rut-build
+rm -rf "$build"
+cmake -S "$root" -B "$build" -G "Unix Makefiles" -DCOURSE_LABS="01_coalescing;06_bank_conflicts" \
+  -DCMAKE_PREFIX_PATH="$root/.deps/root/usr" > "$out/rut-build.log" 2>&1 &&
   make -C "$build" -j"$(nproc)" lab1 lab6 lab1-fixtures lab6-fixtures >> "$out/rut-build.log" 2>&1 ||
   { echo "build failed"; tail "$out/rut-build.log"; exit 1; }
 cd "$build" || exit 1

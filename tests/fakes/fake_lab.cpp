@@ -86,7 +86,6 @@
 #include <thread>
 #include <vector>
 
-#include <harness/exit_codes.hpp>
 #include <harness/host_link.hpp>
 #include <harness/median.hpp>
 #include <harness/protocol.hpp>
@@ -389,15 +388,10 @@ int run_tools(const std::vector<const Exercise*>& exs, const std::string& impl, 
     int status = 0;
     while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    std::string verdict = "failed", message;
-    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) verdict = "clean";
-    else if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == harness::exit_code::kSanitizerFound)
-      verdict = "found";
-    else
-      message = WIFSIGNALED(status) ? "compute-sanitizer killed by signal " + std::to_string(WTERMSIG(status))
-                                    : "compute-sanitizer exited with code " + std::to_string(WEXITSTATUS(status));
-    if (verdict == "failed") code = 112;
-    write_line(out, {{keys::kTool, {{keys::kName, tool}, {keys::kVerdict, verdict}, {keys::kMessage, message}}}});
+    const auto end = pid > 0 ? harness::protocol::front_end_verdict(status)
+                             : harness::protocol::FrontEndVerdict{keys::kFailed, "compute-sanitizer could not start"};
+    if (end.verdict == keys::kFailed) code = 112;
+    write_line(out, {{keys::kTool, {{keys::kName, tool}, {keys::kVerdict, end.verdict}, {keys::kMessage, end.how}}}});
   }
   return code;
 }

@@ -1,8 +1,12 @@
 // What the referee infers from its environment about CUDA tools attached to it (harness/protocol.hpp).
 #include <harness/protocol.hpp>
+#include <harness/result_keys.hpp>
 
 #include <catch2/catch_test_macros.hpp>
 
+#include <sys/wait.h>
+
+#include <csignal>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -107,4 +111,20 @@ TEST_CASE("a runner starts under compute-sanitizer through the tool's front end,
   for (const char* tool : {"synccheck", "initcheck"}) CHECK_FALSE(sanitizer_front_end("cs", tool).empty());
   CHECK(sanitizer_front_end("cs", "leakcheck").empty());  // no tool the manifests may name
   CHECK(sanitizer_front_end("cs", "").empty());
+}
+
+TEST_CASE("a front end's wait status is its tool's verdict: 86 found, 0 clean, anything else failed and how",
+          "[harness][runner]") {
+  using harness::protocol::front_end_verdict;
+  namespace keys = harness::keys;
+  CHECK(front_end_verdict(W_EXITCODE(86, 0)).verdict == keys::kFound);
+  CHECK(front_end_verdict(W_EXITCODE(0, 0)).verdict == keys::kClean);
+  CHECK(front_end_verdict(W_EXITCODE(0, 0)).how.empty());
+  const auto exited = front_end_verdict(W_EXITCODE(1, 0));
+  CHECK(exited.verdict == keys::kFailed);
+  CHECK(exited.how == "compute-sanitizer exited with code 1");
+  const auto killed = front_end_verdict(W_EXITCODE(0, SIGKILL));
+  CHECK(killed.verdict == keys::kFailed);
+  CHECK(killed.how == "compute-sanitizer killed by signal 9");
+  CHECK(harness::protocol::ended_how(W_EXITCODE(112, 0)) == "exited with code 112");
 }

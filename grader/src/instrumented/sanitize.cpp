@@ -111,9 +111,9 @@ std::map<SanitizerTool, ToolVerdict> parse_tool_verdicts(std::string_view result
     const auto verdict = t.at(harness::keys::kVerdict).get<std::string>();
     if (!tool) continue;
     ToolVerdict v;
-    v.kind = verdict == "clean"   ? ToolVerdict::Kind::kClean
-             : verdict == "found" ? ToolVerdict::Kind::kFound
-                                  : ToolVerdict::Kind::kFailed;
+    v.kind = verdict == harness::keys::kClean   ? ToolVerdict::Kind::kClean
+             : verdict == harness::keys::kFound ? ToolVerdict::Kind::kFound
+                                                : ToolVerdict::Kind::kFailed;
     if (const auto m = t.find(harness::keys::kMessage); m != t.end() && m->is_string()) v.message = *m;
     verdicts[*tool] = std::move(v);
   }

@@ -2,8 +2,10 @@
 #include <harness/protocol.hpp>
 
 #include <harness/exit_codes.hpp>
+#include <harness/result_keys.hpp>
 
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -136,6 +138,18 @@ const char* variable_in(char** envp, std::string_view name) {
     if (std::string_view entry(*e); entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
       return *e + name.size() + 1;
   return nullptr;
+}
+
+std::string ended_how(int wait_status) {
+  if (WIFSIGNALED(wait_status)) return "killed by signal " + std::to_string(WTERMSIG(wait_status));
+  if (WIFEXITED(wait_status)) return "exited with code " + std::to_string(WEXITSTATUS(wait_status));
+  return "ended";
+}
+
+FrontEndVerdict front_end_verdict(int wait_status) {
+  if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == exit_code::kSanitizerFound) return {keys::kFound, ""};
+  if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) return {keys::kClean, ""};
+  return {keys::kFailed, "compute-sanitizer " + ended_how(wait_status)};
 }
 
 std::vector<std::string> sanitizer_front_end(const std::string& sanitizer, std::string_view tool) {

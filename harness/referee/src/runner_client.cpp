@@ -428,9 +428,7 @@ class RemoteRunner final : public Runner {
       if (r == pid_) ended(status);
     }
     pid_ = -1;
-    if (r > 0 && WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-    if (r > 0 && WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
-    return "ended";
+    return r > 0 ? protocol::ended_how(status) : "ended";
   }
 
   json call(const json& command) {

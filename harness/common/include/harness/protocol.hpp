@@ -56,5 +56,14 @@ const char* variable_in(char** envp, std::string_view name);
 /// is what the student sees), and memcheck leaves out the CUDA API errors the harness provokes and handles. Empty for
 /// a tool it does not know.
 std::vector<std::string> sanitizer_front_end(const std::string& sanitizer, std::string_view tool);
+/// How a process ended, from its wait status: "exited with code N", "killed by signal N", else "ended".
+std::string ended_how(int wait_status);
+/// What one ended front end says of its tool (sanitizer_front_end): keys::kFound when it exited
+/// exit_code::kSanitizerFound, keys::kClean when it exited 0, else keys::kFailed and `how` it ended.
+struct FrontEndVerdict {
+  std::string_view verdict;
+  std::string how;  ///< "compute-sanitizer exited with code 1", for kFailed; else empty
+};
+FrontEndVerdict front_end_verdict(int wait_status);
 
 }  // namespace harness::protocol

@@ -19,8 +19,6 @@
 #include <catch2/generators/catch_generators_range.hpp>
 #include <nlohmann/json.hpp>
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -42,15 +40,14 @@ struct Case {
 // What one tool's runners came to: every front end's end and the cases that failed under it.
 struct ToolTally {
   int front_ends = 0;
-  bool found = false;       // a front end exited with the tool's verdict that it found something
+  bool found = false;       // a front end said it found something
   std::string other_end;    // how the first front end that ended otherwise than clean or found ended
   std::size_t failed = 0;   // cases that failed under the tool
   void note(int status) {
     ++front_ends;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == exit_code::kSanitizerFound) found = true;
-    else if (other_end.empty() && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-      other_end = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
-                                      : "exited with code " + std::to_string(WEXITSTATUS(status));
+    const auto end = protocol::front_end_verdict(status);
+    if (end.verdict == keys::kFound) found = true;
+    else if (end.verdict == keys::kFailed && other_end.empty()) other_end = end.how;
   }
 };
 
@@ -161,19 +158,20 @@ struct CheckRun {
                               [this, t = c.tool](int status) { tallies[t].note(status); }});
   }
 
-  // Ends the last tool's runner (its front end reports as it ends) and writes the tool's verdict: "found" where a
-  // front end said it found something, "clean" where every one exited 0 and every case passed, else "failed".
+  // Ends the last tool's runner (its front end reports as it ends) and writes the tool's verdict: found where a
+  // front end said it found something, clean where every one exited 0 and every case passed, else failed.
   void finish_tool() {
     if (pass_tool < 0) return;
     runner.reset();
     const ToolTally& t = tallies[pass_tool];
-    std::string verdict = "clean", detail;
+    std::string_view verdict = keys::kClean;
+    std::string detail;
     if (t.found) {
-      verdict = "found";
+      verdict = keys::kFound;
     } else if (t.front_ends == 0 || !t.other_end.empty() || t.failed > 0) {
-      verdict = "failed";
+      verdict = keys::kFailed;
       detail = t.front_ends == 0      ? "no runner started"
-               : !t.other_end.empty() ? "compute-sanitizer " + t.other_end
+               : !t.other_end.empty() ? t.other_end
                                       : std::to_string(t.failed) + " case(s) failed under the tool";
     }
     if (results.is_open())
