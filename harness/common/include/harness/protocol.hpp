@@ -58,12 +58,13 @@ const char* variable_in(char** envp, std::string_view name);
 std::vector<std::string> sanitizer_front_end(const std::string& sanitizer, std::string_view tool);
 /// How a process ended, from its wait status: "exited with code N", "killed by signal N", else "ended".
 std::string ended_how(int wait_status);
-/// What one ended front end says of its tool (sanitizer_front_end): keys::kFound when it exited
-/// exit_code::kSanitizerFound, keys::kClean when it exited 0, else keys::kFailed and `how` it ended.
+/// What one ended front end says of its tool.
 struct FrontEndVerdict {
-  std::string_view verdict;
-  std::string how;  ///< "compute-sanitizer exited with code 1", for kFailed; else empty
+  std::string_view verdict;  ///< keys::kFound, keys::kClean or keys::kFailed
+  std::string how;           ///< "compute-sanitizer exited with code 1", for kFailed; else empty
 };
+/// The verdict of a front end (sanitizer_front_end) that ended with `wait_status`: keys::kFound when it exited
+/// exit_code::kSanitizerFound, keys::kClean when it exited 0, else keys::kFailed and how it ended.
 FrontEndVerdict front_end_verdict(int wait_status);
 
 }  // namespace harness::protocol
