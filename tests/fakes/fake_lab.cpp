@@ -42,10 +42,11 @@
 //                       when more are asked for. Metrics: overlap_student and overlap_reference as lab 07's, with
 //                       metric_errors from that noise.
 //
-//   `check --tools T,T --sanitizer PATH` (the grader's sanitizer runs): as labN check, runs PATH as each tool's front
-//                       end, tool after tool, with labN's command line (protocol::sanitizer_front_end, the runner), and
-//                       `--exercise EX` after the runner's path for the stand-ins' sake; its output passes through,
-//                       and its exit code is the tool's verdict line (0 clean, 86 found, else failed).
+//   `check --tools T,T --sanitizer PATH [--tool-limit S]` (the grader's sanitizer runs): as labN check, runs PATH as
+//                       each tool's front end, tool after tool, with labN's command line (protocol::sanitizer_front_end,
+//                       the runner), and `--exercise EX` after the runner's path for the stand-ins' sake; its output
+//                       passes through, and its exit code is the tool's verdict line (0 clean, 86 found, else failed);
+//                       one still running S seconds after it started is ended with what it started (verdict hung).
 //
 //   FAKE_LAB_CALL_LOG   every check and time run appends "<this binary's path> <command> <exercise> <impl>" to it
 //                       (and " max-seconds=V" and " min-samples=N" when given; a check under tools is "sanitize",
@@ -88,6 +89,7 @@
 
 #include <harness/host_link.hpp>
 #include <harness/median.hpp>
+#include <harness/process_tree.hpp>
 #include <harness/protocol.hpp>
 #include <harness/result_keys.hpp>
 #include <nlohmann/json.hpp>
@@ -366,7 +368,7 @@ int run_check(const std::vector<const Exercise*>& exs, const std::string& impl, 
 // tool, and each tool's verdict line after its run, as labN check writes them. Exit 0, or 112 when a tool's run
 // ended otherwise than clean or found (labN check's cases failed under it).
 int run_tools(const std::vector<const Exercise*>& exs, const std::string& impl, const std::string& results,
-              const std::string& sanitizer, const std::string& tools) {
+              const std::string& sanitizer, const std::string& tools, double tool_limit_s) {
   std::ofstream out(results, std::ios::trunc);
   std::string names;
   for (const Exercise* ex : exs) names += (names.empty() ? "" : ",") + std::string(ex->name);
@@ -385,10 +387,19 @@ int run_tools(const std::vector<const Exercise*>& exs, const std::string& impl, 
       ::execv(argv[0], argv.data());
       ::_exit(127);
     }
-    int status = 0;
-    while (pid > 0 && ::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    const auto deadline = tool_limit_s > 0 ? std::chrono::steady_clock::now() +
+                                                 std::chrono::milliseconds(static_cast<long>(tool_limit_s * 1000))
+                                           : std::chrono::steady_clock::time_point::max();
+    std::optional<int> status = pid > 0 ? harness::process_tree::wait_until(pid, deadline) : std::nullopt;
+    const bool past_deadline = pid > 0 && !status;
+    if (past_deadline) {
+      harness::process_tree::kill_tree(pid);
+      int killed = 0;
+      while (::waitpid(pid, &killed, 0) < 0 && errno == EINTR) {
+      }
+      status = killed;
     }
-    const auto end = pid > 0 ? harness::protocol::front_end_verdict(status)
+    const auto end = pid > 0 ? harness::protocol::front_end_verdict(*status, past_deadline)
                              : harness::protocol::FrontEndVerdict{keys::kFailed, "compute-sanitizer could not start"};
     if (end.verdict == keys::kFailed) code = 112;
     write_line(out, {{keys::kTool, {{keys::kName, tool}, {keys::kVerdict, end.verdict}, {keys::kMessage, end.how}}}});
@@ -504,6 +515,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return usage("missing command");
   const std::string command = argv[1];
   std::string impl, exercise, results, seeds, seed, max_seconds, student_only_for, sanitizer, tools;
+  double tool_limit_s = 0;
   int host_link_turn_fd = -1;
   bool student_only = false, small = false;
   for (int i = 2; i < argc; ++i) {
@@ -524,6 +536,7 @@ int main(int argc, char** argv) {
     else if (arg == "--student-only-for") student_only_for = argv[++i];
     else if (arg == "--sanitizer") sanitizer = argv[++i];
     else if (arg == "--tools") tools = argv[++i];
+    else if (arg == "--tool-limit") tool_limit_s = std::stod(argv[++i]);
     else if (arg == "--min-samples") min_samples = std::max(min_samples, std::stoi(argv[++i]));
     else return usage("unknown option " + arg);
   }
@@ -575,7 +588,7 @@ int main(int argc, char** argv) {
     }
     exs.push_back(ex);
   }
-  if (command == "check" && !tools.empty()) return run_tools(exs, impl, results, sanitizer, tools);
+  if (command == "check" && !tools.empty()) return run_tools(exs, impl, results, sanitizer, tools, tool_limit_s);
   if (command == "check") return run_check(exs, impl, results, seeds);
   const std::string span_log = env("FAKE_LAB_TIME_SPAN_LOG");
   const auto now_ns = [] {

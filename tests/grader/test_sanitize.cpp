@@ -76,21 +76,23 @@ constexpr std::string_view kToolFailed = R"(========= COMPUTE-SANITIZER
 TEST_CASE("the sanitizer command is a small-shape check of its exercises under each of its tools",
           "[grader][sanitize]") {
   const auto argv = sanitizer_command("/opt/cuda/bin/compute-sanitizer", {SanitizerTool::kRacecheck}, "/b/lab6",
-                                      "student", {"transpose"}, 42, "/dev/fd/3");
+                                      "student", {"transpose"}, 42, "/dev/fd/3", 7.5);
   const std::vector<std::string> expected{"/b/lab6",     "check",     "--impl",      "student",
                                           "--exercise",  "transpose", "--seeds",     "42",
                                           "--small",     "--results", "/dev/fd/3",   "--sanitizer",
                                           "/opt/cuda/bin/compute-sanitizer",         "--tools",
-                                          "racecheck"};
+                                          "racecheck",   "--tool-limit",             "7.5"};
   CHECK(argv == expected);
 
   SECTION("several exercises and tools go in one check, as the lab binary's comma lists") {
     const auto both = sanitizer_command("cs", {SanitizerTool::kMemcheck, SanitizerTool::kRacecheck}, "/b/lab6",
-                                        "student", {"transpose", "row_sums"}, 42, "/dev/fd/3");
+                                        "student", {"transpose", "row_sums"}, 42, "/dev/fd/3", 60);
     const auto at = std::find(both.begin(), both.end(), "--exercise");
     REQUIRE(at != both.end());
     CHECK(*(at + 1) == "transpose,row_sums");
-    CHECK(both.back() == "memcheck,racecheck");
+    const auto tools = std::find(both.begin(), both.end(), "--tools");
+    REQUIRE(tools != both.end());
+    CHECK(*(tools + 1) == "memcheck,racecheck");
   }
 }
 
@@ -101,16 +103,19 @@ TEST_CASE("each tool's verdict is read from its line of the check's results, and
 {"tool": {"name": "memcheck", "verdict": "clean", "message": ""}}
 {"tool": {"name": "racecheck", "verdict": "found", "message": ""}}
 {"tool": {"name": "synccheck", "verdict": "failed", "message": "compute-sanitizer killed by signal 9"}}
+{"tool": {"name": "initcheck", "verdict": "hung", "message": "its cases had not ended after 60 s, its limit"}}
 {"tool": {"name": "nocheck", "verdict": "clean"}}
 {"tool": "initcheck clean"}
 not json)";
   const auto verdicts = parse_tool_verdicts(results);
-  REQUIRE(verdicts.size() == 3);
+  REQUIRE(verdicts.size() == 4);
   CHECK(verdicts.at(SanitizerTool::kMemcheck).kind == ToolVerdict::Kind::kClean);
   CHECK(verdicts.at(SanitizerTool::kRacecheck).kind == ToolVerdict::Kind::kFound);
   CHECK(verdicts.at(SanitizerTool::kSynccheck).kind == ToolVerdict::Kind::kFailed);
   CHECK(verdicts.at(SanitizerTool::kSynccheck).message == "compute-sanitizer killed by signal 9");
-  CHECK_FALSE(verdicts.contains(SanitizerTool::kInitcheck));  // a malformed line is no verdict
+  CHECK(verdicts.at(SanitizerTool::kInitcheck).kind == ToolVerdict::Kind::kHung);
+  // A malformed line is no verdict (the well-formed one before it stands).
+  CHECK(parse_tool_verdicts(R"({"tool": "initcheck clean"})").empty());
   // An unknown verdict is no clean one.
   CHECK(parse_tool_verdicts(R"({"tool": {"name": "memcheck", "verdict": "fine"}})").at(SanitizerTool::kMemcheck).kind ==
         ToolVerdict::Kind::kFailed);
@@ -635,7 +640,8 @@ TEST_CASE("a compute-sanitizer run that hangs is run again alone before the time
   CHECK_THAT(run.process.err, ContainsSubstring("again, alone"));
 }
 
-TEST_CASE("a run that hangs after its tool's lab-wide run hung is final: two time limits, not three",
+TEST_CASE("a tool that hangs over the lab is ended at its own limit, the next tool still runs, and a second hang "
+          "is final: two time limits, not three",
           "[grader][sanitize]") {
   // memcheck hangs whenever its run covers copy, as the tool does for a submission that keeps the GPU busy; every
   // other run is clean.
@@ -661,5 +667,10 @@ TEST_CASE("a run that hangs after its tool's lab-wide run hung is final: two tim
     if (line.starts_with("--tool memcheck ")) memchecks.push_back(line);
   CAPTURE(memchecks);
   CHECK(memchecks.size() == 3);  // over both, then copy's and gemm's at once; copy's is not run a third time
+  // racecheck ran after memcheck's limit in the lab-wide run, clean over both: no run of its own for either.
+  calls = std::istringstream(read_text(log));
+  int racechecks = 0;
+  for (std::string line; std::getline(calls, line);) racechecks += line.starts_with("--tool racecheck ");
+  CHECK(racechecks == 1);
   CHECK_THAT(run.process.err, !ContainsSubstring("again, alone"));
 }

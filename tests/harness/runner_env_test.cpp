@@ -113,7 +113,8 @@ TEST_CASE("a runner starts under compute-sanitizer through the tool's front end,
   CHECK(sanitizer_front_end("cs", "").empty());
 }
 
-TEST_CASE("a front end's wait status is its tool's verdict: 86 found, 0 clean, anything else failed and how",
+TEST_CASE("a front end's wait status is its tool's verdict: 86 found, 0 clean, ended at its limit hung, anything "
+          "else failed and how",
           "[harness][runner]") {
   using harness::protocol::front_end_verdict;
   namespace keys = harness::keys;
@@ -126,5 +127,8 @@ TEST_CASE("a front end's wait status is its tool's verdict: 86 found, 0 clean, a
   const auto killed = front_end_verdict(W_EXITCODE(0, SIGKILL));
   CHECK(killed.verdict == keys::kFailed);
   CHECK(killed.how == "compute-sanitizer killed by signal 9");
+  // Ended by the referee at its tool's limit: hung, unless it had already said its verdict.
+  CHECK(front_end_verdict(W_EXITCODE(0, SIGKILL), true).verdict == keys::kHung);
+  CHECK(front_end_verdict(W_EXITCODE(86, 0), true).verdict == keys::kFound);
   CHECK(harness::protocol::ended_how(W_EXITCODE(112, 0)) == "exited with code 112");
 }

@@ -99,6 +99,10 @@ TEST_CASE("lab binaries reject bad requests with the documented exit codes", "[l
   CHECK(tools.exit_code == code::kUsage);
   CHECK(tools.err.find("unknown tool 'leakcheck'") != std::string::npos);
   CHECK(run({lab, "check", "--exercise", first, "--tools", "memcheck"}).exit_code == code::kUsage);
+  // A tool's limit without tools to limit.
+  const auto limit = run({lab, "check", "--exercise", first, "--tool-limit", "60"});
+  CHECK(limit.exit_code == code::kUsage);
+  CHECK(limit.err.find("--tool-limit needs --tools") != std::string::npos);
 }
 
 TEST_CASE("with a GPU, one time run times the exercises it is given as a list, a result line each",

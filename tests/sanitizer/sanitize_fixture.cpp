@@ -44,12 +44,12 @@ int main(int argc, char** argv) {
   }
 
   ProcessOptions run;
-  run.argv = sanitizer_command(*sanitizer, {*tool}, lab, impl, {exercise}, 1, "/dev/fd/3");
+  run.argv = sanitizer_command(*sanitizer, {*tool}, lab, impl, {exercise}, 1, "/dev/fd/3", kSanitizeTimeoutS);
   run.results_pipe = true;
   // In a fresh folder of its own, its TMPDIR too, as grade runs it (mode 700: closed to the runners' user when this
   // is root, so the tool's front end must have a folder of its own).
   run.private_dir_in = std::filesystem::temp_directory_path() / "sanitize-fixture";
-  run.timeout_s = kSanitizeTimeoutS;
+  run.timeout_s = kSanitizeTimeoutS + kSanitizeRunSlackS;
   const auto result = run_process(run);
   std::cout << result.out << result.err;
   if (result.timed_out) {
@@ -61,9 +61,7 @@ int main(int argc, char** argv) {
   const auto verdict = verdicts.find(*tool);
   if (verdict == verdicts.end() || verdict->second.kind != ToolVerdict::Kind::kFound || !report.found()) {
     std::cerr << "compute-sanitizer " << argv[4] << " found nothing in " << impl << ": verdict "
-              << (verdict == verdicts.end() ? "none" : verdict->second.kind == ToolVerdict::Kind::kClean ? "clean"
-                                                   : verdict->second.kind == ToolVerdict::Kind::kFound ? "found"
-                                                                                                       : "failed")
+              << (verdict == verdicts.end() ? std::string_view("none") : to_string(verdict->second.kind))
               << (verdict == verdicts.end() ? "" : " " + verdict->second.message) << ", report "
               << (report.found() ? "a finding" : "none")
               << (report.tool_error.empty() ? "" : " (the tool failed: " + report.tool_error + ")") << "\n";

@@ -3,7 +3,6 @@
 
 #include "grader/process.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/file.h>
@@ -27,6 +26,7 @@
 #include <fmt/format.h>
 
 #include <harness/host_link.hpp>
+#include <harness/process_tree.hpp>
 
 #include "grader/host_lock.hpp"
 
@@ -282,30 +282,6 @@ class Turns {
   int granted_ = 0;
 };
 
-// Every process whose parent is `parent` (zombies included), found through /proc: the kernel's own list of
-// children (/proc/PID/task/TID/children) is not built into every kernel.
-std::vector<pid_t> children_of(pid_t parent) {
-  std::vector<pid_t> children;
-  std::unique_ptr<DIR, int (*)(DIR*)> proc(::opendir("/proc"), ::closedir);
-  while (const dirent* entry = proc ? ::readdir(proc.get()) : nullptr) {
-    const std::string_view name = entry->d_name;
-    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      continue;
-    const Fd stat(::open(fmt::format("/proc/{}/stat", name).c_str(), O_RDONLY | O_CLOEXEC));
-    if (!stat) continue;
-    std::array<char, 1024> buffer;
-    const ssize_t n = ::read(stat.get(), buffer.data(), buffer.size() - 1);
-    if (n <= 0) continue;
-    // "PID (COMMAND) STATE PPID ...": the command may hold spaces and parentheses, so look after the last ')'.
-    const std::string_view line(buffer.data(), static_cast<std::size_t>(n));
-    const auto paren = line.rfind(')');
-    if (paren == std::string_view::npos || paren + 4 >= line.size()) continue;
-    const long ppid = std::strtol(line.data() + paren + 4, nullptr, 10);
-    if (ppid == parent) children.push_back(static_cast<pid_t>(std::strtol(entry->d_name, nullptr, 10)));
-  }
-  return children;
-}
-
 // Reaps every child that has ended; true once the caller has no child left at all.
 bool reap_children() {
   pid_t pid;
@@ -324,14 +300,14 @@ std::size_t kill_descendants(pid_t group) {
   for (int round = 0; round < kCleanupRounds && Clock::now() < give_up; ++round) {
     if (reap_children()) return 0;
     // A child's number cannot be reused before it is reaped, and only this loop reaps: the kills hit no stranger.
-    for (pid_t pid : children_of(::getpid())) {
+    for (pid_t pid : harness::process_tree::children_of(::getpid())) {
       ::kill(-pid, SIGKILL);
       ::kill(pid, SIGKILL);
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   if (reap_children()) return 0;
-  return std::max<std::size_t>(1, children_of(::getpid()).size());
+  return std::max<std::size_t>(1, harness::process_tree::children_of(::getpid()).size());
 }
 
 bool matches(std::string_view name, const std::vector<std::string>& patterns) {

@@ -83,7 +83,7 @@ std::optional<std::filesystem::path> locate_sanitizer(const std::string& given, 
 std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitizer,
                                            const std::vector<SanitizerTool>& tools, const std::string& lab_binary,
                                            const std::string& impl, const std::vector<std::string>& exercises,
-                                           std::uint64_t seed, const std::string& results) {
+                                           std::uint64_t seed, const std::string& results, double tool_limit_s) {
   const auto join = [](std::string& list, std::string_view item) {
     if (!list.empty()) list += ',';
     list += item;
@@ -93,7 +93,17 @@ std::vector<std::string> sanitizer_command(const std::filesystem::path& sanitize
   for (const SanitizerTool tool : tools) join(tool_names, to_string(tool));
   return {lab_binary, "check",   "--impl",          impl,  "--exercise",       names,
           "--seeds",  std::to_string(seed), "--small", "--results", results, "--sanitizer",
-          sanitizer.string(), "--tools", tool_names};
+          sanitizer.string(), "--tools", tool_names, "--tool-limit", fmt::format("{:g}", tool_limit_s)};
+}
+
+std::string_view to_string(ToolVerdict::Kind kind) {
+  switch (kind) {
+    case ToolVerdict::Kind::kClean: return harness::keys::kClean;
+    case ToolVerdict::Kind::kFound: return harness::keys::kFound;
+    case ToolVerdict::Kind::kHung: return harness::keys::kHung;
+    case ToolVerdict::Kind::kFailed: break;
+  }
+  return harness::keys::kFailed;
 }
 
 std::map<SanitizerTool, ToolVerdict> parse_tool_verdicts(std::string_view results) {
@@ -113,6 +123,7 @@ std::map<SanitizerTool, ToolVerdict> parse_tool_verdicts(std::string_view result
     ToolVerdict v;
     v.kind = verdict == harness::keys::kClean   ? ToolVerdict::Kind::kClean
              : verdict == harness::keys::kFound ? ToolVerdict::Kind::kFound
+             : verdict == harness::keys::kHung  ? ToolVerdict::Kind::kHung
                                                 : ToolVerdict::Kind::kFailed;
     if (const auto m = t.find(harness::keys::kMessage); m != t.end() && m->is_string()) v.message = *m;
     verdicts[*tool] = std::move(v);

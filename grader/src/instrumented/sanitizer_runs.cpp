@@ -30,6 +30,12 @@ ToolRun tool_run(const ProcessResult& run, SanitizerTool tool) {
 // finding ("Failed to access the temporary directory.", from a tool that could not work) reads like one.
 bool found(const ToolRun& t) { return t.verdict && t.verdict->kind == ToolVerdict::Kind::kFound; }
 
+// Whether the tool hung: the lab binary ended it at its limit (its verdict), or the grader killed a run of it alone
+// at the run's limit, before any verdict.
+bool hung(const ToolRun& t) {
+  return t.verdict ? t.verdict->kind == ToolVerdict::Kind::kHung : t.run.timed_out;
+}
+
 // Whether a tool's part of a lab-wide run found nothing and ended as a clean check does (its verdict clean, no
 // survivors, no tool in the run that said it could not do its work): only then does it speak for each exercise it
 // covered; anything else (a finding, a crash, a hang, a tool that could not run, survivors) is left to the runs of
@@ -51,7 +57,7 @@ bool clean(const ToolRun& t) {
 // processes that survived SIGKILL (the student's own doing).
 bool crowded_out(const ToolRun& t) {
   const ProcessResult& run = t.run;
-  if (!run.started || run.timed_out) return run.survivors == 0;
+  if (!run.started || run.timed_out || hung(t)) return run.survivors == 0;
   if (run.survivors > 0) return false;
   if (found(t)) return false;
   const auto report = parse_sanitizer_output(run.out + "\n" + run.err);
@@ -80,15 +86,17 @@ void charge(ExerciseResult& x, double seconds) {
 }
 
 // One sanitizer run over the exercises `which` of `xs`: `labN check --small` at the first check seed of the first of
-// them, once under each of `tools`, each tool's time limit in turn.
+// them, once under each of `tools`, each tool ended at its own limit by the lab binary; the run's limit is theirs one
+// after another, and a little for the lab binary's own start.
 ProcessOptions sanitizer_process(const LabContext& ctx, const std::vector<ExerciseResult>& xs,
                                  const std::vector<std::size_t>& which, const std::vector<SanitizerTool>& tools) {
   std::vector<std::string> names;
   for (const std::size_t i : which) names.push_back(xs[i].name);
   const auto& first = xs[which.front()];
   return ctx.process(sanitizer_command(*ctx.options.sanitizer, tools, ctx.binary, ctx.options.impl, names,
-                                       first.seeds.empty() ? 1 : first.seeds.front(), kResultsPath),
-                     ctx.manifest.sanitize_timeout_s * static_cast<double>(tools.size()));
+                                       first.seeds.empty() ? 1 : first.seeds.front(), kResultsPath,
+                                       ctx.manifest.sanitize_timeout_s),
+                     ctx.manifest.sanitize_timeout_s * static_cast<double>(tools.size()) + kSanitizeRunSlackS);
 }
 
 // What one sanitizer run of `tool` says of exercise `x`: true when it lets the exercise go on (clean, or the tool
@@ -101,7 +109,7 @@ bool sanitized(const LabContext& ctx, ExerciseResult& x, SanitizerTool tool, con
   const auto name = std::string(to_string(tool));
   if (run.survivors > 0) return fail(x, Status::kBadOutput, untrusted(run, "compute-sanitizer " + name));
   if (!run.started) return fail(x, Status::kCrash, fmt::format("compute-sanitizer could not start: {}", run.error));
-  if (run.timed_out)
+  if (run.timed_out || hung(t))
     return fail(x, Status::kTimeout,
                 fmt::format("compute-sanitizer {} hung on the small shapes, {}: killed after {:g} s", name,
                             hung_over_lab ? "over the lab's exercises and on its own" : "alone too",
@@ -175,7 +183,8 @@ void finish_sanitizer(const LabContext& ctx, std::vector<ExerciseResult>& xs, st
     for (const SanitizerTool tool : ctx.manifest.sanitize) {
       const ToolRun t = tool_run(run, tool);
       if (clean(t)) clean_for_all.insert(tool);
-      // Tool after tool: in a run that hung, the first tool without a verdict hung; those after it never ran.
+      if (hung(t) && t.verdict) hung_for_all.insert(tool);
+      // Tool after tool: in a run the grader killed, the first tool without a verdict hung; those after it never ran.
       if (run.timed_out && !t.verdict && !hang_placed) {
         hung_for_all.insert(tool);
         hang_placed = true;
@@ -205,7 +214,7 @@ void finish_sanitizer(const LabContext& ctx, std::vector<ExerciseResult>& xs, st
       }
       ProcessResult& run = runs[k++];
       if (!passed[i]) continue;  // an earlier tool stopped this exercise: its later runs are not read
-      const bool hung_twice = run.timed_out && hung_for_all.contains(tool);
+      const bool hung_twice = hung(tool_run(run, tool)) && hung_for_all.contains(tool);
       if (crowded_out(tool_run(run, tool)) && !hung_twice) {
         ctx.tell(fmt::format("lab{} {}: compute-sanitizer {} again, alone ({})", ctx.lab.number, xs[i].name,
                              to_string(tool), ctx.options.impl));

@@ -146,9 +146,10 @@ std::string ended_how(int wait_status) {
   return "ended";
 }
 
-FrontEndVerdict front_end_verdict(int wait_status) {
+FrontEndVerdict front_end_verdict(int wait_status, bool past_deadline) {
   if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == exit_code::kSanitizerFound) return {keys::kFound, ""};
   if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) return {keys::kClean, ""};
+  if (past_deadline) return {keys::kHung, "compute-sanitizer had not finished at its limit and was ended"};
   return {keys::kFailed, "compute-sanitizer " + ended_how(wait_status)};
 }
 

@@ -5,6 +5,7 @@
 #include <harness/device.hpp>
 #include <harness/problem.hpp>
 #include <harness/process_image.hpp>
+#include <harness/process_tree.hpp>
 #include <harness/protocol.hpp>
 #include <harness/runner.hpp>
 
@@ -12,6 +13,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -21,6 +23,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -319,12 +322,36 @@ class RemoteRunner final : public Runner {
     ::close(descriptors[1]);
     to_ = commands[1];
     from_ = ::fdopen(replies[0], "r");
+    // Unbuffered where the answers are waited for with a limit: poll() sees the pipe, not what stdio has read ahead.
+    if (limited()) std::setvbuf(from_, nullptr, _IONBF, 0);
     fds_ = descriptors[0];
     ::shutdown(fds_, SHUT_RD);  // descriptors go one way: nothing a runner sends back can pile up here
   }
 
   void end() noexcept override {
-    if (pid_ > 0) ::kill(pid_, SIGKILL);  // reaped by stop(), from the destructor
+    if (pid_ > 0) kill_process();  // reaped by stop(), from the destructor
+  }
+
+  /// Kills the runner, or the front end and its runner (and whatever else it started).
+  void kill_process() noexcept {
+    if (front_.argv.empty()) ::kill(pid_, SIGKILL);
+    else process_tree::kill_tree(pid_);
+  }
+
+  /// Whether the runner starts through a front end with a deadline (FrontEnd::deadline).
+  [[nodiscard]] bool limited() const {
+    return !front_.argv.empty() && front_.deadline != std::chrono::steady_clock::time_point::max();
+  }
+
+  /// At the front end's deadline: ends it with its runner and reaps it (its `ended` is told so).
+  void end_at_deadline() {
+    past_deadline_ = true;
+    kill_process();
+    int status = 0;
+    pid_t r;
+    do r = ::waitpid(pid_, &status, 0);
+    while (r < 0 && errno == EINTR);
+    if (r == pid_) ended(status);
   }
 
   // Turns (runner.hpp). The runner stopped itself once set up, before its implementation's static initializers: its
@@ -375,25 +402,22 @@ class RemoteRunner final : public Runner {
   /// Keeps the wait status of the ended runner (or front end), and tells the front end's `ended`, once.
   void ended(int status) {
     reaped_ = status;
-    if (front_.ended) std::exchange(front_.ended, nullptr)(status);
+    if (front_.ended) std::exchange(front_.ended, nullptr)(status, past_deadline_);
   }
 
-  /// Waits up to kFrontEndReportS for a front end to end on its own once the runner's commands have stopped (the
-  /// runner ends at the end of its command pipe): the tool then reports and exits with its verdict. True if it did.
+  /// Waits up to kFrontEndReportS, and not past its deadline, for a front end to end on its own once the runner's
+  /// commands have stopped (the runner ends at the end of its command pipe): the tool then reports and exits with its
+  /// verdict. True if it did.
   bool front_end_reported() {
     constexpr int kFrontEndReportS = 30;
     if (front_.argv.empty()) return false;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kFrontEndReportS);
-    do {
-      int status = 0;
-      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        ended(status);
-        return true;
-      }
-      if (r < 0 && errno != EINTR) return false;
-      ::usleep(10000);
-    } while (std::chrono::steady_clock::now() < deadline);
+    const auto until = std::min(std::chrono::steady_clock::now() + std::chrono::seconds(kFrontEndReportS),
+                                front_.deadline);
+    if (const auto status = process_tree::wait_until(pid_, until)) {
+      ended(*status);
+      return true;
+    }
+    past_deadline_ = std::chrono::steady_clock::now() >= front_.deadline;
     return false;
   }
 
@@ -405,7 +429,7 @@ class RemoteRunner final : public Runner {
     from_ = nullptr;
     fds_ = -1;
     if (pid_ > 0 && !reaped_ && !front_end_reported()) {
-      ::kill(pid_, SIGKILL);  // a stopped process dies of it too
+      kill_process();  // a stopped process dies of it too
       int status = 0;
       pid_t r;
       do r = ::waitpid(pid_, &status, 0);
@@ -420,6 +444,11 @@ class RemoteRunner final : public Runner {
 
   /// Why the runner is gone, once it is.
   std::string death() {
+    // A front end whose runner has gone reports before it ends: up to its deadline.
+    if (!reaped_ && limited()) {
+      if (const auto status = process_tree::wait_until(pid_, front_.deadline)) ended(*status);
+      else end_at_deadline();
+    }
     int status = reaped_.value_or(0);
     pid_t r = reaped_ ? pid_ : -1;
     if (!reaped_) {
@@ -434,6 +463,12 @@ class RemoteRunner final : public Runner {
   json call(const json& command) {
     if (pid_ <= 0) throw RunnerFailure("runner '" + name_ + "' is not running", true);
     if (!write_all(to_, command.dump() + "\n")) throw RunnerFailure("runner '" + name_ + "' " + death(), true);
+    if (limited() && !answer_by(front_.deadline)) {
+      end_at_deadline();
+      throw RunnerFailure("runner '" + name_ + "' had not answered '" + command.at("op").get<std::string>() +
+                              "' when compute-sanitizer's limit ran out",
+                          true);
+    }
     char* line = nullptr;
     std::size_t capacity = 0;
     const ssize_t n = ::getline(&line, &capacity, from_);
@@ -453,6 +488,19 @@ class RemoteRunner final : public Runner {
     return reply;
   }
 
+  /// Whether the runner's answer (or its end) comes before `deadline`.
+  bool answer_by(std::chrono::steady_clock::time_point deadline) {
+    pollfd p{::fileno(from_), POLLIN, 0};
+    for (;;) {
+      using std::chrono::milliseconds;
+      const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
+      const int r = ::poll(&p, 1, static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 60'000)));
+      if (r > 0) return true;
+      if (r < 0 && errno != EINTR) return true;  // the read that follows says what is wrong
+      if (r == 0 && left.count() <= 0) return false;
+    }
+  }
+
   fs::path program_;
   std::string name_;
   std::vector<std::string> args_;
@@ -468,6 +516,7 @@ class RemoteRunner final : public Runner {
   bool watched_ = !protocol::cuda_tool_attached();
   std::optional<ProcessImage> image_;  // its threads and executable mappings once set up
   std::optional<int> reaped_;          // its wait status, once a wait for its stop found it ended instead
+  bool past_deadline_ = false;         // the referee ended the front end at its deadline
 };
 
 /// One implementation of a runner of several: its own name, the runner's process shared with the others'. Opened on

@@ -60,11 +60,12 @@ std::vector<std::string> sanitizer_front_end(const std::string& sanitizer, std::
 std::string ended_how(int wait_status);
 /// What one ended front end says of its tool.
 struct FrontEndVerdict {
-  std::string_view verdict;  ///< keys::kFound, keys::kClean or keys::kFailed
-  std::string how;           ///< "compute-sanitizer exited with code 1", for kFailed; else empty
+  std::string_view verdict;  ///< keys::kFound, keys::kClean, keys::kHung or keys::kFailed
+  std::string how;           ///< how it ended, for kHung and kFailed ("compute-sanitizer exited with code 1")
 };
 /// The verdict of a front end (sanitizer_front_end) that ended with `wait_status`: keys::kFound when it exited
-/// exit_code::kSanitizerFound, keys::kClean when it exited 0, else keys::kFailed and how it ended.
-FrontEndVerdict front_end_verdict(int wait_status);
+/// exit_code::kSanitizerFound, keys::kClean when it exited 0, keys::kHung when it had not when the referee ended it
+/// at its tool's limit (`past_deadline`), else keys::kFailed and how it ended.
+FrontEndVerdict front_end_verdict(int wait_status, bool past_deadline = false);
 
 }  // namespace harness::protocol

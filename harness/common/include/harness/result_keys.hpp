@@ -22,9 +22,10 @@ inline constexpr char kHint[] = "hint";  ///< what a failed case's wrong element
 // `labN check --tools`: after each tool's cases, {"tool": {"name", "verdict", "message"}}.
 inline constexpr char kTool[] = "tool";  ///< a tool line's object: a CUDA tool the runners ran under
 inline constexpr char kName[] = "name";  ///< the tool's name (memcheck, racecheck, ...)
-inline constexpr char kVerdict[] = "verdict";  ///< kClean, kFound or kFailed
+inline constexpr char kVerdict[] = "verdict";  ///< kClean, kFound, kHung or kFailed
 inline constexpr char kClean[] = "clean";  ///< every front end of the tool exited 0 and every case passed under it
 inline constexpr char kFound[] = "found";  ///< a front end exited with exit_code::kSanitizerFound
+inline constexpr char kHung[] = "hung";  ///< the tool's cases had not ended at its limit (`--tool-limit`)
 inline constexpr char kFailed[] = "failed";  ///< anything else; the message says how it ended
 
 // `labN time`: one object per exercise.

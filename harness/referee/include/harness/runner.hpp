@@ -36,6 +36,7 @@
 #include <harness/launcher.hpp>
 #include <harness/stats.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -107,9 +108,14 @@ std::vector<std::string> runner_exercises(const std::string& name);
 /// end's wait status once it has ended (its exit code is the tool's verdict). Such a runner is neither stopped nor
 /// compared with its setup (the tool keeps threads of its own in it, as it does where the tool runs the referee), and
 /// is let end on its own once its commands stop, so that the front end can report.
+/// At `deadline` the front end is ended with its runner (harness::process_tree::kill_tree), wherever the referee
+/// waits on them then (an answer, the report): a tool that hangs costs its own limit, and the next tool still runs.
 struct FrontEnd {
-  std::vector<std::string> argv;               ///< the front end and its options; empty: the runner starts itself
-  std::function<void(int wait_status)> ended;  ///< told the front end's wait status once, when it has ended
+  std::vector<std::string> argv;  ///< the front end and its options; empty: the runner starts itself
+  /// Told the front end's wait status once, when it has ended, and whether the referee ended it at `deadline`.
+  std::function<void(int wait_status, bool past_deadline)> ended;
+  /// When the front end and its runner are ended, whatever they are doing; max(): never.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 /// A runner for implementation `name`: a process of its own (`runners/labN-<name>`), started now.
 /// `mutant:<mutation>` is the reference's runner spoiling every output after each run in a generic way (all zeros,

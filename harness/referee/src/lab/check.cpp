@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <future>
@@ -41,12 +42,14 @@ struct Case {
 struct ToolTally {
   int front_ends = 0;
   bool found = false;       // a front end said it found something
-  std::string other_end;    // how the first front end that ended otherwise than clean or found ended
+  bool hung = false;        // the tool's limit ran out: a front end was ended at it, or a case never started
+  std::string other_end;    // how the first front end that ended otherwise than clean, found or hung ended
   std::size_t failed = 0;   // cases that failed under the tool
-  void note(int status) {
+  void note(int status, bool past_deadline) {
     ++front_ends;
-    const auto end = protocol::front_end_verdict(status);
+    const auto end = protocol::front_end_verdict(status, past_deadline);
     if (end.verdict == keys::kFound) found = true;
+    else if (end.verdict == keys::kHung) hung = true;
     else if (end.verdict == keys::kFailed && other_end.empty()) other_end = end.how;
   }
 };
@@ -113,6 +116,9 @@ struct CheckRun {
   std::vector<std::string> tools;
   std::vector<ToolTally> tallies;  // by tool; before `runner`, whose front ends report to them as they end
   int pass_tool = -1;              // the tool of the cases run last
+  // `--tool-limit`: each tool's cases and its front ends' reports end this long after its first case starts.
+  double tool_limit_s = 0;
+  std::chrono::steady_clock::time_point tool_deadline = std::chrono::steady_clock::time_point::max();
   std::unique_ptr<Runner> runner;  // made again after a runner dies, so one crash costs one case
   std::unique_ptr<Runner> reference;  // for outputs whose CPU reference is sampled (below)
   std::vector<Case> cases;
@@ -155,11 +161,23 @@ struct CheckRun {
   std::unique_ptr<Runner> make_case_runner(const Case& c) {
     if (c.tool < 0) return make_runner(impl);
     return make_runner(impl, {protocol::sanitizer_front_end(sanitizer, tools[c.tool]),
-                              [this, t = c.tool](int status) { tallies[t].note(status); }});
+                              [this, t = c.tool](int status, bool past) { tallies[t].note(status, past); },
+                              tool_deadline});
+  }
+
+  // The first case of tool `tool`'s cases: its limit starts.
+  void start_tool(int tool) {
+    pass_tool = tool;
+    tool_deadline = std::chrono::steady_clock::time_point::max();
+    if (tool >= 0 && tool_limit_s > 0)
+      tool_deadline = std::chrono::steady_clock::now() +
+                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                          std::chrono::duration<double>(tool_limit_s));
   }
 
   // Ends the last tool's runner (its front end reports as it ends) and writes the tool's verdict: found where a
-  // front end said it found something, clean where every one exited 0 and every case passed, else failed.
+  // front end said it found something, hung where the tool's limit ran out, clean where every front end exited 0 and
+  // every case passed, else failed.
   void finish_tool() {
     if (pass_tool < 0) return;
     runner.reset();
@@ -168,6 +186,11 @@ struct CheckRun {
     std::string detail;
     if (t.found) {
       verdict = keys::kFound;
+    } else if (t.hung) {
+      verdict = keys::kHung;
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", tool_limit_s);
+      detail = std::string("its cases had not ended after ") + limit + " s, its limit";
     } else if (t.front_ends == 0 || !t.other_end.empty() || t.failed > 0) {
       verdict = keys::kFailed;
       detail = t.front_ends == 0      ? "no runner started"
@@ -214,8 +237,17 @@ struct CheckRun {
   Outcome execute(std::size_t index) {
     const Case& c = cases[index];
     Outcome o;
-    if (c.tool != pass_tool) finish_tool();
-    pass_tool = c.tool;
+    if (c.tool != pass_tool) {
+      finish_tool();
+      start_tool(c.tool);
+    }
+    // Past the tool's limit no case of it starts (a front end ended at the limit leaves the rest unrun).
+    if (c.tool >= 0 && (tallies[c.tool].hung || std::chrono::steady_clock::now() >= tool_deadline)) {
+      tallies[c.tool].hung = true;
+      o.message = "not run: compute-sanitizer " + tools[c.tool] + "'s limit had run out";
+      record(c, o);
+      return o;
+    }
     try {
       if (!runner) runner = make_case_runner(c);  // started first: its context comes up while the inputs are made
       auto problem = take(index);
@@ -344,6 +376,10 @@ int check(const CheckRequest& request, const char* argv0) {
     std::cerr << "--tools needs --sanitizer: the path of compute-sanitizer\n";
     return exit_code::kUsage;
   }
+  if (request.tool_limit_s > 0 && request.tools.empty()) {
+    std::cerr << "--tool-limit needs --tools: it is each tool's limit\n";
+    return exit_code::kUsage;
+  }
   if (int rc = require_device()) return rc;
 
   CheckRun run;
@@ -351,6 +387,7 @@ int check(const CheckRequest& request, const char* argv0) {
   run.expect_reject = request.expect_reject;
   run.sanitizer = request.sanitizer;
   run.tools = request.tools;
+  run.tool_limit_s = request.tool_limit_s;
   run.tallies.resize(run.tools.size());
   if (!request.results.empty()) {
     run.results.open(request.results, std::ios::trunc);

@@ -20,6 +20,7 @@ struct CheckRequest {
   bool small = false;    // only a few small test shapes (small_shapes in check.cpp): for compute-sanitizer
   std::string sanitizer;           // compute-sanitizer's path, for `tools`
   std::vector<std::string> tools;  // the cases again under each of these tools, the runners through its front end
+  double tool_limit_s = 0;  // each tool's cases and report end after this long (its verdict `hung`); 0: no limit
   std::vector<std::string> catch_args;  // passed through to Catch2
 };
 

@@ -53,6 +53,11 @@ int main(int argc, char** argv) {
                         "the runners through its front end; a verdict line a tool in --results")
       ->delimiter(',');
   check_cmd->add_option("--sanitizer", check.sanitizer, "compute-sanitizer's path, for --tools");
+  // A tool's own limit: one that hangs is ended with its runner and the next tool runs, so that a submission that
+  // hangs a tool costs that tool's limit, not the whole run's.
+  check_cmd->add_option("--tool-limit", check.tool_limit_s,
+                        "end each tool's cases, its runner and front end after this many seconds (verdict hung)")
+      ->check(CLI::NonNegativeNumber);
   check_cmd->allow_extras();
 
   lab_cli::TimeRequest time;

@@ -1,0 +1,71 @@
+// A process and what it started (harness/process_tree.hpp): how the referee ends a tool's front end with its runner.
+#include <harness/process_tree.hpp>
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <string>
+#include <thread>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A child that starts a grandchild (as a front end starts its runner) and both wait for a signal; the grandchild's
+// number comes back through `grandchild`.
+pid_t start_front_end(pid_t& grandchild) {
+  int report[2];
+  REQUIRE(::pipe(report) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const pid_t runner = ::fork();
+    if (runner == 0)
+      for (;;) ::pause();
+    [[maybe_unused]] const auto n = ::write(report[1], &runner, sizeof runner);
+    for (;;) ::pause();
+  }
+  ::close(report[1]);
+  REQUIRE(::read(report[0], &grandchild, sizeof grandchild) == sizeof grandchild);
+  ::close(report[0]);
+  return child;
+}
+
+// Whether `pid` is gone or only waits to be reaped (a zombie, dead all the same).
+bool dead(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;
+  const auto paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
+}
+
+}  // namespace
+
+TEST_CASE("a process tree is found through /proc and killed whole, what the root started included",
+          "[harness][runner]") {
+  pid_t grandchild = 0;
+  const pid_t child = start_front_end(grandchild);
+  const auto children = harness::process_tree::children_of(::getpid());
+  CHECK(std::find(children.begin(), children.end(), child) != children.end());
+  const auto below = harness::process_tree::descendants_of(child);
+  CHECK(below == std::vector<pid_t>{grandchild});
+
+  // Not ended yet: the wait gives up at its deadline.
+  CHECK_FALSE(harness::process_tree::wait_until(child, Clock::now() + std::chrono::milliseconds(50)));
+  harness::process_tree::kill_tree(child);
+  const auto status = harness::process_tree::wait_until(child, Clock::now() + std::chrono::seconds(10));
+  REQUIRE(status);
+  CHECK(WIFSIGNALED(*status));
+  CHECK(WTERMSIG(*status) == SIGKILL);
+  // The grandchild went with it (its end, once its new parent has it, can take a moment).
+  const auto give_up = Clock::now() + std::chrono::seconds(10);
+  while (!dead(grandchild) && Clock::now() < give_up) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(dead(grandchild));
+}
