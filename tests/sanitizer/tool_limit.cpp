@@ -108,9 +108,15 @@ int main(int argc, char** argv) {
     }
   }
   const double wall = std::chrono::duration<double>(Clock::now() - start).count();
-  const auto left = harness::process_tree::children_of(::getpid());
-  for (const pid_t pid : left) ::kill(pid, SIGKILL);
+  // Orphans of the run that had ended (zombies, reparented here) are reaped first: only what still runs is left.
   while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+  const auto left = harness::process_tree::children_of(::getpid());
+  for (const pid_t pid : left) {
+    std::cerr << "left running: pid " << pid << " " << program_of(pid) << "\n";
+    ::kill(pid, SIGKILL);
+  }
+  while (!left.empty() && ::waitpid(-1, nullptr, 0) > 0) {
   }
   std::ifstream in(results);
   const std::string text{std::istreambuf_iterator<char>(in), {}};
