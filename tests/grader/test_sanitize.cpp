@@ -674,3 +674,27 @@ TEST_CASE("a tool that hangs over the lab is ended at its own limit, the next to
   CHECK(racechecks == 1);
   CHECK_THAT(run.process.err, !ContainsSubstring("again, alone"));
 }
+
+TEST_CASE("a submission that hangs every tool costs each tool's limit over the lab and one more, never a third hang",
+          "[grader][sanitize]") {
+  // Every tool hangs whenever its run covers copy, as under a kernel that never ends; gemm is clean.
+  const TempDir dir;
+  const auto log = dir.path / "sanitizer.log";
+  const auto script = hanging_sanitizer(dir, "case \",$ex,\" in *,copy,*) true;; *) false;; esac");
+  const auto run = run_grade(dir, {"lab1", "--sanitizer", script.string()}, {{"FAKE_LAB_SANITIZER_LOG", log.string()}});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.results.is_object());
+  CHECK(exercise(run.results, "copy").at("status") == "timeout");
+  CHECK(exercise(run.results, "gemm").at("status") == "ok");
+  // Each tool: over both (ended at its own limit, the next tool after it), then copy's and gemm's at once. Without
+  // the tools' own limits, racecheck never ran over the lab, and its run of copy hung once more, alone.
+  std::istringstream calls(read_text(log));
+  int memchecks = 0, racechecks = 0;
+  for (std::string line; std::getline(calls, line);) {
+    memchecks += line.starts_with("--tool memcheck ");
+    racechecks += line.starts_with("--tool racecheck ");
+  }
+  CHECK(memchecks == 3);
+  CHECK(racechecks == 3);
+  CHECK_THAT(run.process.err, !ContainsSubstring("again, alone"));
+}
