@@ -13,6 +13,7 @@
 
 #include "grader/process.hpp"
 #include "grader/sanitize.hpp"
+#include "sanitizer_and_gpu.hpp"
 
 int main(int argc, char** argv) {
   using namespace grader;
@@ -26,25 +27,12 @@ int main(int argc, char** argv) {
     std::cerr << "unknown tool " << argv[4] << "\n";
     return 2;
   }
-  const char* path = std::getenv("PATH");
-  const char* cuda_home = std::getenv("CUDA_HOME");
-  const char* require = std::getenv("COURSE_REQUIRE_GPU");
-  const auto sanitizer = find_compute_sanitizer(path ? path : "", cuda_home ? cuda_home : "");
-  if (!sanitizer) {
-    std::cerr << "no compute-sanitizer on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin\n";
-    return require && std::string(require) == "1" ? 1 : harness::exit_code::kNoDevice;
-  }
-  ProcessOptions info;
-  info.argv = {lab, "info"};
-  info.timeout_s = 60;
-  const auto probe = run_process(info);
-  if (probe.exit_code != 0) {
-    std::cerr << lab << " info: exit " << probe.exit_code << " " << probe.err;
-    return probe.exit_code == harness::exit_code::kNoDevice ? harness::exit_code::kNoDevice : 1;
-  }
+  const auto found = sanitizer_and_gpu(lab);
+  if (const int* code = std::get_if<int>(&found)) return *code;
+  const auto sanitizer = std::get<std::filesystem::path>(found);
 
   ProcessOptions run;
-  run.argv = sanitizer_command(*sanitizer, {*tool}, lab, impl, {exercise}, 1, "/dev/fd/3", kSanitizeTimeoutS);
+  run.argv = sanitizer_command(sanitizer, {*tool}, lab, impl, {exercise}, 1, "/dev/fd/3", kSanitizeTimeoutS);
   run.results_pipe = true;
   // In a fresh folder of its own, its TMPDIR too, as grade runs it (mode 700: closed to the runners' user when this
   // is root, so the tool's front end must have a folder of its own).

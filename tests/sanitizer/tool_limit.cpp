@@ -26,6 +26,7 @@
 
 #include "grader/process.hpp"
 #include "grader/sanitize.hpp"
+#include "sanitizer_and_gpu.hpp"
 
 namespace {
 
@@ -58,22 +59,9 @@ int main(int argc, char** argv) {
   }
   const fs::path lab = fs::absolute(argv[1]);
   const std::string exercise = argv[2];
-  const char* path = std::getenv("PATH");
-  const char* cuda_home = std::getenv("CUDA_HOME");
-  const char* require = std::getenv("COURSE_REQUIRE_GPU");
-  const auto sanitizer = find_compute_sanitizer(path ? path : "", cuda_home ? cuda_home : "");
-  if (!sanitizer) {
-    std::cerr << "no compute-sanitizer on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin\n";
-    return require && std::string(require) == "1" ? 1 : harness::exit_code::kNoDevice;
-  }
-  ProcessOptions info;
-  info.argv = {lab.string(), "info"};
-  info.timeout_s = 60;
-  const auto probe = run_process(info);
-  if (probe.exit_code != 0) {
-    std::cerr << lab << " info: exit " << probe.exit_code << " " << probe.err;
-    return probe.exit_code == harness::exit_code::kNoDevice ? harness::exit_code::kNoDevice : 1;
-  }
+  const auto found = sanitizer_and_gpu(lab.string());
+  if (const int* code = std::get_if<int>(&found)) return *code;
+  const auto sanitizer = std::get<std::filesystem::path>(found);
 
   // What the lab binary leaves running becomes this process's child once its parent is gone.
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -81,7 +69,7 @@ int main(int argc, char** argv) {
   const fs::path dir = ::mkdtemp(dir_template);
   const fs::path results = dir / "results.jsonl";
   constexpr double kLimitS = 20;
-  auto command = sanitizer_command(*sanitizer, {SanitizerTool::kMemcheck, SanitizerTool::kRacecheck}, lab.string(),
+  auto command = sanitizer_command(sanitizer, {SanitizerTool::kMemcheck, SanitizerTool::kRacecheck}, lab.string(),
                                    "reference", {exercise}, 1, results.string(), kLimitS);
   std::vector<char*> args;
   for (auto& a : command) args.push_back(a.data());
