@@ -366,7 +366,7 @@ int run_check(const std::vector<const Exercise*>& exs, const std::string& impl, 
 
 // `check --tools`: PATH as each tool's front end around the runner (not run: the stand-ins only report), tool after
 // tool, and each tool's verdict line after its run, as labN check writes them. Exit 0, or 112 when a tool's run
-// ended otherwise than clean or found (labN check's cases failed under it).
+// ended otherwise than clean or found (labN check's cases failed under it, or were not run past its limit).
 int run_tools(const std::vector<const Exercise*>& exs, const std::string& impl, const std::string& results,
               const std::string& sanitizer, const std::string& tools, double tool_limit_s) {
   std::ofstream out(results, std::ios::trunc);
@@ -391,8 +391,8 @@ int run_tools(const std::vector<const Exercise*>& exs, const std::string& impl, 
                                                  std::chrono::milliseconds(static_cast<long>(tool_limit_s * 1000))
                                            : std::chrono::steady_clock::time_point::max();
     std::optional<int> status = pid > 0 ? harness::process_tree::wait_until(pid, deadline) : std::nullopt;
-    const bool past_deadline = pid > 0 && !status;
-    if (past_deadline) {
+    const bool past_deadline = pid > 0 && !status && std::chrono::steady_clock::now() >= deadline;
+    if (pid > 0 && !status) {
       harness::process_tree::kill_tree(pid);
       int killed = 0;
       while (::waitpid(pid, &killed, 0) < 0 && errno == EINTR) {
@@ -401,7 +401,7 @@ int run_tools(const std::vector<const Exercise*>& exs, const std::string& impl, 
     }
     const auto end = pid > 0 ? harness::protocol::front_end_verdict(*status, past_deadline)
                              : harness::protocol::FrontEndVerdict{keys::kFailed, "compute-sanitizer could not start"};
-    if (end.verdict == keys::kFailed) code = 112;
+    if (end.verdict == keys::kFailed || end.verdict == keys::kHung) code = 112;
     write_line(out, {{keys::kTool, {{keys::kName, tool}, {keys::kVerdict, end.verdict}, {keys::kMessage, end.how}}}});
   }
   return code;
