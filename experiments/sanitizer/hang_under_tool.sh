@@ -64,7 +64,8 @@ awk -v wrapper="$build/wrapper.cu" '
   /^REGISTER_LAUNCHER\("scale"/ { while ((getline line < wrapper) > 0) print line }
   /^REGISTER_LAUNCHER\("dot", lab01::DotLauncher, launch_dot\);$/ { sub(/launch_dot\)/, "launch_dot_or_hang)") }
   { print }' "$root/solutions/01_coalescing/solution.cu" > "$student"
-grep -q 'launch_dot_or_hang);' "$student" || { echo "the solution's dot launcher line changed: update this script"; exit 1; }
+grep -q 'launch_dot_or_hang);' "$student" ||
+  { echo "the solution's dot launcher line changed: update this script"; exit 1; }
 cmake -S "$root" -B "$build" -G "Unix Makefiles" -DCOURSE_LABS="01_coalescing" -DLAB1_STUDENT_SOURCE="$student" \
   -DCMAKE_PREFIX_PATH="$root/.deps/root/usr" > "$out/hut-build.log" 2>&1 &&
   make -C "$build" -j"$(nproc)" lab1 grade >> "$out/hut-build.log" 2>&1 ||

@@ -43,10 +43,11 @@
 //                       metric_errors from that noise.
 //
 //   `check --tools T,T --sanitizer PATH [--tool-limit S]` (the grader's sanitizer runs): as labN check, runs PATH as
-//                       each tool's front end, tool after tool, with labN's command line (protocol::sanitizer_front_end,
-//                       the runner), and `--exercise EX` after the runner's path for the stand-ins' sake; its output
-//                       passes through, and its exit code is the tool's verdict line (0 clean, 86 found, else failed);
-//                       one still running S seconds after it started is ended with what it started (verdict hung).
+//                       each tool's front end, tool after tool, with labN's command line
+//                       (protocol::sanitizer_front_end, the runner), and `--exercise EX` after the runner's path for
+//                       the stand-ins' sake; its output passes through, and its exit code is the tool's verdict line
+//                       (0 clean, 86 found, else failed); one still running S seconds after it started is ended with
+//                       what it started (verdict hung).
 //
 //   FAKE_LAB_CALL_LOG   every check and time run appends "<this binary's path> <command> <exercise> <impl>" to it
 //                       (and " max-seconds=V" and " min-samples=N" when given; a check under tools is "sanitize",
