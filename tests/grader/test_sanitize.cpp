@@ -675,7 +675,8 @@ TEST_CASE("a tool that hangs over the lab is ended at its own limit, the next to
   CHECK_THAT(run.process.err, !ContainsSubstring("again, alone"));
 }
 
-TEST_CASE("a submission that hangs every tool costs each tool's limit over the lab and one more, never a third hang",
+TEST_CASE("a submission that hangs every tool has each tool ended at its own limit over the lab, then the runs of "
+          "each exercise once, and the hangs are final",
           "[grader][sanitize]") {
   // Every tool hangs whenever its run covers copy, as under a kernel that never ends; gemm is clean.
   const TempDir dir;
@@ -686,8 +687,9 @@ TEST_CASE("a submission that hangs every tool costs each tool's limit over the l
   REQUIRE(run.results.is_object());
   CHECK(exercise(run.results, "copy").at("status") == "timeout");
   CHECK(exercise(run.results, "gemm").at("status") == "ok");
-  // Each tool: over both (ended at its own limit, the next tool after it), then copy's and gemm's at once. Without
-  // the tools' own limits, racecheck never ran over the lab, and its run of copy hung once more, alone.
+  // Each tool: over both (ended at its own limit, the next tool after it), then copy's and gemm's at once; copy's
+  // memcheck hang is its second, final, and its racecheck run is not read. Without the tools' own limits the run over
+  // both was killed in memcheck, and racecheck had no run over the lab.
   std::istringstream calls(read_text(log));
   int memchecks = 0, racechecks = 0;
   for (std::string line; std::getline(calls, line);) {
