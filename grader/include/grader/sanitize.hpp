@@ -8,6 +8,7 @@
 /// sanitizer sees those. Everything here is plain text in and out (the command line, the tool's report), so CI tests
 /// it on captured output without a GPU; sanitizer_runs.cpp runs the command and turns a finding into a status.
 
+#include <cstddef>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -43,6 +44,11 @@ inline constexpr double kSanitizeTimeoutS = 60;
 /// and the time between its tools. The tools' limits are the lab binary's to enforce, one by one; this one is for a
 /// lab binary that does not.
 inline constexpr double kSanitizeRunSlackS = 15;
+/// The grader's limit on a sanitizer run of `tools` tools, each with its own limit `tool_limit_s`: theirs one after
+/// another and kSanitizeRunSlackS.
+inline double sanitizer_run_limit_s(double tool_limit_s, std::size_t tools) {
+  return tool_limit_s * static_cast<double>(tools) + kSanitizeRunSlackS;
+}
 
 /// compute-sanitizer on this machine: the first of `path_env`'s folders (a PATH value) that holds it, else
 /// `cuda_home`/bin (CUDA_HOME), else /usr/local/cuda/bin. nullopt when none has it.

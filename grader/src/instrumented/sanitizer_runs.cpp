@@ -96,7 +96,7 @@ ProcessOptions sanitizer_process(const LabContext& ctx, const std::vector<Exerci
   return ctx.process(sanitizer_command(*ctx.options.sanitizer, tools, ctx.binary, ctx.options.impl, names,
                                        first.seeds.empty() ? 1 : first.seeds.front(), kResultsPath,
                                        ctx.manifest.sanitize_timeout_s),
-                     ctx.manifest.sanitize_timeout_s * static_cast<double>(tools.size()) + kSanitizeRunSlackS);
+                     sanitizer_run_limit_s(ctx.manifest.sanitize_timeout_s, tools.size()));
 }
 
 // What one sanitizer run of `tool` says of exercise `x`: true when it lets the exercise go on (clean, or the tool
@@ -183,7 +183,7 @@ void finish_sanitizer(const LabContext& ctx, std::vector<ExerciseResult>& xs, st
     for (const SanitizerTool tool : ctx.manifest.sanitize) {
       const ToolRun t = tool_run(run, tool);
       if (clean(t)) clean_for_all.insert(tool);
-      if (hung(t) && t.verdict) hung_for_all.insert(tool);
+      if (t.verdict && t.verdict->kind == ToolVerdict::Kind::kHung) hung_for_all.insert(tool);  // at its own limit
       // Tool after tool: in a run the grader killed, the first tool without a verdict hung; those after it never ran.
       if (run.timed_out && !t.verdict && !hang_placed) {
         hung_for_all.insert(tool);
