@@ -1,9 +1,9 @@
 // sanitize_fixture LAB_BINARY IMPL EXERCISE TOOL: the GPU test of one known-wrong fixture that only compute-sanitizer
 // can catch (solutions/NN_name/wrong/*.cu whose first line says "decided on the GPU: compute-sanitizer TOOL"). It runs
 // exactly what `grade --sanitize` runs (grader/sanitize.hpp: the same command, the same reading of the tool's verdict
-// and report) and passes when the tool's verdict is a finding and its report says which. Exit 0 found, 1 not found
-// (or the tool failed), 111 skipped: no GPU or no compute-sanitizer (with COURSE_REQUIRE_GPU=1 a missing tool fails
-// instead, as a missing GPU does in the lab).
+// and report) and passes when the tool's verdict is a finding and its report says which, and no runner's exit printed
+// a CUDA error. Exit 0 found, 1 not found (or the tool failed, or a runner's exit did), 111 skipped: no GPU or no
+// compute-sanitizer (with COURSE_REQUIRE_GPU=1 a missing tool fails instead, as a missing GPU does in the lab).
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -53,6 +53,12 @@ int main(int argc, char** argv) {
               << (verdict == verdicts.end() ? "" : " " + verdict->second.message) << ", report "
               << (report.found() ? "a finding" : "none")
               << (report.tool_error.empty() ? "" : " (the tool failed: " + report.tool_error + ")") << "\n";
+    return 1;
+  }
+  // The runner under the tool ends as any runner should: its stream and events released before the CUDA runtime
+  // unloads (runner main()), not by a static destructor after it, where each destroy fails and prints so.
+  if ((result.out + result.err).find("cudaErrorCudartUnloading") != std::string::npos) {
+    std::cerr << "a CUDA object outlived the runtime at a runner's exit (cudaErrorCudartUnloading above)\n";
     return 1;
   }
   std::cout << "found, as it should be: " << report.first_finding << " (" << report.errors << " errors)\n";

@@ -86,6 +86,22 @@ struct Setup {
   std::string error;  // why the CUDA setup failed (reported at every command), else empty
   harness::LockdownState lockdown;
   bool tmpdir_writable = false;  // `--sandbox`: whether stage 1 let the run's TMPDIR take a new file
+  bool context_lost = false;     // a sticky CUDA error: every later CUDA call fails
+
+  // The stream and events, destroyed when main() returns, while the CUDA runtime is still up: left to this static
+  // object's destructor they would go after the runtime has unloaded, and each destroy would fail and print so (a
+  // runner under compute-sanitizer's front end ended with three such lines). After a sticky error they are let go.
+  void release_cuda() {
+    if (context_lost) {
+      (void)stop.release();
+      (void)start.release();
+      (void)stream.release();
+      return;
+    }
+    stop.reset();
+    start.reset();
+    stream.reset();
+  }
 };
 
 Setup& setup() {
@@ -160,7 +176,11 @@ json lockdown_probes() {
 
 int main(int argc, char** argv) {
   using namespace harness;
-  const Setup& s = setup();
+  Setup& s = setup();
+  struct ReleaseAtReturn {
+    Setup& s;
+    ~ReleaseAtReturn() { s.release_cuda(); }
+  } release_at_return{s};  // declared first: ends last, after the problems below
   if (argc > 1 && std::string(argv[1]) == "--sandbox") {  // what this machine allows: for instructors' checks
     std::cout << json{{"seccomp", g_seccomp},
                       {"landlock_abi", g_landlock_abi},
@@ -260,6 +280,7 @@ int main(int argc, char** argv) {
       // The context is made once, before the implementation's code ran; a runner whose setup failed cannot make it
       // now (threads and files are refused): it says why and ends, and the referee starts another for the next case.
       if (!s.error.empty()) {
+        s.context_lost = true;  // what the setup made may be unusable too
         reply({{"ok", false}, {"error", "the runner's CUDA setup failed: " + s.error}, {"sticky", true}});
         return 110;
       }
@@ -321,6 +342,7 @@ int main(int argc, char** argv) {
     } catch (const CudaError& e) {
       answer = {{"ok", false}, {"error", e.what()}, {"sticky", e.sticky()}};
       if (e.sticky()) {
+        s.context_lost = true;
         reply(answer);
         return 110;  // the context is lost: the referee starts a fresh runner
       }
