@@ -205,7 +205,13 @@ for run in "transpose_tiled transpose 8192x8192" "transpose_padded transpose 819
   (cd "$build" && ncu --clock-control none --print-summary none -k "regex:$kernel" --launch-skip 0 --launch-count 2 \
     --metrics "$metrics" \
     ./lab6 time --impl reference --exercise "$ex" --shape "$shape" --max-seconds 1 --results /tmp/lab6-ncu-time.json) \
-    2>&1 | tee -a "$out/lab06-bank-conflicts.txt" || status=1
+    >/tmp/lab6-ncu.txt 2>&1
+  tee -a "$out/lab06-bank-conflicts.txt" </tmp/lab6-ncu.txt
+  # What this step wants is the two kernels' counters, not the run's verdict: under ncu the timings do not hold
+  # (transpose_padded's reference came out at 141% of its ceiling, which `time` refuses, exit 112:
+  # experiments/lab06_ncu_time), so the step fails only where a kernel's counters are missing.
+  [ "$(grep -c 'smsp__sass_inst_executed_op_shared_ld.sum' /tmp/lab6-ncu.txt)" -eq 2 ] ||
+    { echo "ncu did not read both kernels' counters"; status=1; }
 done
 fi
 
