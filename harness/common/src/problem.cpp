@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
 #include <cstring>
@@ -113,8 +114,9 @@ void set_host_only(bool on) { host_only_flag() = on; }
 bool host_only() { return host_only_flag(); }
 
 namespace {
-double& input_device_total() {
-  static double total = 0;
+// Atomic: `labN check` makes the next cases' Problems on threads of their own, at once.
+std::atomic<double>& input_device_total() {
+  static std::atomic<double> total = 0;
   return total;
 }
 /// Adds the seconds from its construction to its destruction to input_device_seconds().
@@ -148,8 +150,8 @@ bool kept(std::size_t bytes) { return bytes + 2 * kGuardBytes <= kKeptBytes; }
 // host memory whether it is page-locked), and a runner's mappings of memory the referee keeps, by what names it (device
 // memory: its IPC handle; shared host memory: the file behind the new descriptor each case brings, which the runner's
 // mapping keeps from being reused). Leaked on purpose (the process's end frees them with the CUDA context): no free
-// may run after the CUDA runtime has shut down. Locked: `labN check` makes the next case's Problem on a second thread
-// while this case's ends.
+// may run after the CUDA runtime has shut down. Locked: `labN check` makes the next cases' Problems on threads of
+// their own while this case's ends.
 template <class Key, class Memory>
 class Kept {
  public:
