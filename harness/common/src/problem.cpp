@@ -114,7 +114,8 @@ void set_host_only(bool on) { host_only_flag() = on; }
 bool host_only() { return host_only_flag(); }
 
 namespace {
-// Atomic: `labN check` makes the next cases' Problems on threads of their own, at once.
+// Atomic: `labN check` makes the next case's Problem on a second thread, and after a case Catch2 skipped makes this
+// case's on the calling thread meanwhile: both add to this total.
 std::atomic<double>& input_device_total() {
   static std::atomic<double> total = 0;
   return total;
@@ -150,8 +151,8 @@ bool kept(std::size_t bytes) { return bytes + 2 * kGuardBytes <= kKeptBytes; }
 // host memory whether it is page-locked), and a runner's mappings of memory the referee keeps, by what names it (device
 // memory: its IPC handle; shared host memory: the file behind the new descriptor each case brings, which the runner's
 // mapping keeps from being reused). Leaked on purpose (the process's end frees them with the CUDA context): no free
-// may run after the CUDA runtime has shut down. Locked: `labN check` makes the next cases' Problems on threads of
-// their own while this case's ends.
+// may run after the CUDA runtime has shut down. Locked: `labN check` makes the next case's Problem on a second thread
+// while this case's ends.
 template <class Key, class Memory>
 class Kept {
  public:

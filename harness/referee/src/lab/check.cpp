@@ -128,13 +128,11 @@ struct CheckRun {
   std::set<std::pair<std::string, MismatchKind>> hints_shown;  // each kind of hint printed once per exercise
   bool expect_reject = false;
 
-  // The next kPrepareAhead cases' Problems, each made and generated on a thread of its own while this case runs:
-  // their CPU references and host inputs are CPU work that used to leave the GPU and the runner idle (lab 07's check
-  // spent most of its 25 s there). One case ahead was not enough where a case's generate() takes longer than a case
-  // (lab 07's largest: about 0.85 s against 0.15, results/2026-11-29-h200-62890f1/lab7-check-durations.txt).
+  // The next case's Problem, made and generated on a second thread while this case runs: its CPU reference and host
+  // inputs are CPU work that used to leave the GPU and the runner idle (lab 07's check spent most of its 25 s there).
   // Not under a CUDA tool (ncu, compute-sanitizer), which serializes kernels across processes: one case at a time.
-  static constexpr std::size_t kPrepareAhead = 2;
-  std::map<std::size_t, std::future<std::unique_ptr<Problem>>> ahead;  // by case index
+  std::future<std::unique_ptr<Problem>> next;
+  std::size_t next_index = 0;
   bool prefetch = !protocol::cuda_tool_attached();
   // Each exercise's messages' share of the results file, set once the cases are known: the grader reads up to 64 KiB
   // an exercise (a run of several, as much as their own runs would have), so each exercise's part of the report is
@@ -146,21 +144,17 @@ struct CheckRun {
     problem->generate(c.seed);
     return problem;
   }
-  // Case `index`'s Problem, generated; starts on the ones after it. What generate() threw comes out here, in the case
+  // Case `index`'s Problem, generated; starts on the one after it. What generate() threw comes out here, in the case
   // it belongs to.
   std::unique_ptr<Problem> take(std::size_t index) {
-    // Cases Catch2 skipped: their threads end (a std::async future waits for its thread as it goes), their Problems
-    // are dropped.
-    while (!ahead.empty() && ahead.begin()->first < index) ahead.erase(ahead.begin());
-    std::future<std::unique_ptr<Problem>> made;
-    if (const auto it = ahead.find(index); it != ahead.end()) {
-      made = std::move(it->second);
-      ahead.erase(it);
+    std::future<std::unique_ptr<Problem>> made = std::move(next);
+    const bool prefetched = made.valid() && next_index == index;
+    if (made.valid() && !prefetched) made.wait();  // a case Catch2 skipped: let its thread finish, drop its Problem
+    if (prefetch && index + 1 < cases.size()) {
+      next_index = index + 1;
+      next = std::async(std::launch::async, prepare, cases[index + 1]);
     }
-    if (prefetch)
-      for (std::size_t k = index + 1; k <= index + kPrepareAhead && k < cases.size(); ++k)
-        if (!ahead.contains(k)) ahead.emplace(k, std::async(std::launch::async, prepare, cases[k]));
-    return made.valid() ? made.get() : prepare(cases[index]);
+    return prefetched ? made.get() : prepare(cases[index]);
   }
 
   // The runner for case `c`, under its tool.
