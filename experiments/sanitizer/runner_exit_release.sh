@@ -14,14 +14,16 @@ copy=/tmp/rer-tree build=/tmp/rer-build
 rm -rf "$copy" "$build" && mkdir -p "$copy" "$build"
 tar -C "$root" --exclude=./.git --exclude='./build*' --exclude=./results -cf - . | tar -C "$copy" -xf -
 main=$copy/harness/runner/src/main.cpp
-grep -q '~ReleaseAtReturn() { s.release_cuda(); }' "$main" || { echo "the release is not where this script looks"; exit 1; }
+grep -q '~ReleaseAtReturn() { s.release_cuda(); }' "$main" ||
+  { echo "the release is not where this script looks"; exit 1; }
 sed -i 's/~ReleaseAtReturn() { s.release_cuda(); }/~ReleaseAtReturn() {}/' "$main"
 echo "runner main() with the release taken out:"
 grep -n 'ReleaseAtReturn() {}' "$main"
 prefix=()
 [ -d "$root/.deps/root/usr" ] && prefix+=(-DCMAKE_PREFIX_PATH="$root/.deps/root/usr")
 cmake -S "$copy" -B "$build" -G "Unix Makefiles" "${prefix[@]}" >"$out/rer-build.log" 2>&1 &&
-  make -C "$build" -j"$(nproc)" sanitize_fixture >>"$out/rer-build.log" 2>&1 || { tail -30 "$out/rer-build.log"; exit 1; }
+  make -C "$build" -j"$(nproc)" sanitize_fixture >>"$out/rer-build.log" 2>&1 ||
+  { tail -30 "$out/rer-build.log"; exit 1; }
 export COURSE_REQUIRE_GPU=1
 (cd "$build" && ctest -R 'wrong_.*\.sanitized$' --output-on-failure)
 status=$?
