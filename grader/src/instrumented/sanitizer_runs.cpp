@@ -183,7 +183,7 @@ void finish_sanitizer(const LabContext& ctx, std::vector<ExerciseResult>& xs, st
     for (const SanitizerTool tool : ctx.manifest.sanitize) {
       const ToolRun t = tool_run(run, tool);
       if (clean(t)) clean_for_all.insert(tool);
-      if (t.verdict && t.verdict->kind == ToolVerdict::Kind::kHung) hung_for_all.insert(tool);  // at its own limit
+      if (t.verdict && hung(t)) hung_for_all.insert(tool);  // a verdict of hung: the tool ended at its own limit
       // Tool after tool: in a run the grader killed, the first tool without a verdict hung; those after it never ran.
       if (run.timed_out && !t.verdict && !hang_placed) {
         hung_for_all.insert(tool);
