@@ -53,6 +53,9 @@
 //                       (and " max-seconds=V" and " min-samples=N" when given; a check under tools is "sanitize",
 //                       with " seeds=S small tools=T,T"):
 //                       the batch tests count grading runs per student (each student's lab binary is its own copy).
+//                       `time --check-seeds S [--timed-turn-fd FD]` (as labN time: a check, then the timed runs of the
+//                       exercises whose every case passed, after a turn asked through FD) logs a check line, then a
+//                       time line of those exercises.
 //   Without FAKE_LAB_MODE, a line "FAKE_LAB_MODE=..." in runners/lab1-student beside this binary sets the mode:
 //   `grade batch` builds each student's file into that runner, so each fake student says how it misbehaves.
 //
@@ -290,8 +293,9 @@ bool crowded() {
 
 // `check` of one exercise or several (`--exercise a,b`): as labN check, every plan line first, then each exercise's
 // cases in turn, each exercise misbehaving as its mode says when its turn comes.
+// `failed`, where given, gets the exercises with a case that did not pass.
 int run_check(const std::vector<const Exercise*>& exs, const std::string& impl, const std::string& results,
-              const std::string& seeds_text) {
+              const std::string& seeds_text, std::vector<std::string>* failed_names = nullptr) {
   std::vector<std::string> modes;
   for (const Exercise* ex : exs) modes.push_back(graded_slot(impl) ? mode_for(ex->name) : "good");
   for (std::size_t i = 0; i < exs.size(); ++i) {  // what the real lab finds, and the attacks, before any case
@@ -345,6 +349,7 @@ int run_check(const std::vector<const Exercise*>& exs, const std::string& impl, 
         }
         const bool ok = !((mode == "wrong" || honest_then_forged) && index == 1);
         failed += ok ? 0 : 1;
+        if (!ok && failed_names) failed_names->push_back(ex.name);
         write_line(out, {{keys::kExercise, ex.name},
                          {keys::kShape, shape},
                          {keys::kSeed, std::stoull(seed)},
@@ -515,9 +520,9 @@ int usage(const std::string& why) {
 int main(int argc, char** argv) {
   if (argc < 2) return usage("missing command");
   const std::string command = argv[1];
-  std::string impl, exercise, results, seeds, seed, max_seconds, student_only_for, sanitizer, tools;
+  std::string impl, exercise, results, seeds, seed, max_seconds, student_only_for, sanitizer, tools, check_seeds;
   double tool_limit_s = 0;
-  int host_link_turn_fd = -1;
+  int host_link_turn_fd = -1, timed_turn_fd = -1;
   bool student_only = false, small = false;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -534,6 +539,8 @@ int main(int argc, char** argv) {
     else if (arg == "--salt-seed") salt_seed = argv[++i];
     else if (arg == "--max-seconds") max_seconds = argv[++i];
     else if (arg == "--host-link-turn-fd") host_link_turn_fd = std::stoi(argv[++i]);
+    else if (arg == "--check-seeds") check_seeds = argv[++i];
+    else if (arg == "--timed-turn-fd") timed_turn_fd = std::stoi(argv[++i]);
     else if (arg == "--student-only-for") student_only_for = argv[++i];
     else if (arg == "--sanitizer") sanitizer = argv[++i];
     else if (arg == "--tools") tools = argv[++i];
@@ -563,20 +570,27 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command != "check" && command != "time") return usage("unknown command " + command);
-  if (const std::string log = env("FAKE_LAB_CALL_LOG"); !log.empty()) {
-    const std::string line = self_path().string() + " " + (tools.empty() ? command : "sanitize") + " " + exercise +
+  // `time --check-seeds` logs its check, then its time of the exercises that passed, as two runs would.
+  const bool checks_first = command == "time" && !check_seeds.empty();
+  const auto log_call = [&](const std::string& logged, const std::string& exercises) {
+    const std::string log = env("FAKE_LAB_CALL_LOG");
+    if (log.empty()) return;
+    const bool timed = logged == "time";
+    const std::string line = self_path().string() + " " + (tools.empty() ? logged : "sanitize") + " " + exercises +
                              " " + impl + (tools.empty() ? "" : " seeds=" + seeds + (small ? " small" : "") +
                                                                     " tools=" + tools) +
-                             (max_seconds.empty() ? "" : " max-seconds=" + max_seconds) +
-                             (min_samples == 12 ? "" : " min-samples=" + std::to_string(min_samples)) +
-                             (student_only ? " student-only" : "") +
-                             (student_only_for.empty() ? "" : " student-only-for=" + student_only_for) + "\n";
+                             (max_seconds.empty() || !timed ? "" : " max-seconds=" + max_seconds) +
+                             (min_samples == 12 || !timed ? "" : " min-samples=" + std::to_string(min_samples)) +
+                             (student_only && timed ? " student-only" : "") +
+                             (student_only_for.empty() || !timed ? "" : " student-only-for=" + student_only_for) + "\n";
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);  // one write: one line
     if (fd >= 0) {
       [[maybe_unused]] const auto written = ::write(fd, line.data(), line.size());
       ::close(fd);
     }
-  }
+  };
+  if (command == "check" || checks_first) log_call("check", exercise);
+  else log_call(command, exercise);
   if (impl.empty() || exercise.empty() || results.empty()) return usage("--impl, --exercise and --results needed");
   std::vector<const Exercise*> exs;  // a list, as labN check and time take: a,b
   for (const auto& name : split(exercise, ',')) {
@@ -591,6 +605,24 @@ int main(int argc, char** argv) {
   }
   if (command == "check" && !tools.empty()) return run_tools(exs, impl, results, sanitizer, tools, tool_limit_s);
   if (command == "check") return run_check(exs, impl, results, seeds);
+  int checked = 0;
+  std::string checked_exercises;  // the exercises timed after the checks, logged once their turn has come
+  if (checks_first) {  // as labN time --check-seeds: the exercises whose every case passed are timed, after the turn
+    std::vector<std::string> failed;
+    checked = run_check(exs, impl, results, check_seeds, &failed);
+    if (checked != 0 && checked != 112) return checked;
+    const auto passed = [&](const std::string& name) {
+      return std::find(failed.begin(), failed.end(), name) == failed.end();
+    };
+    std::erase_if(exs, [&](const Exercise* ex) { return !passed(ex->name); });
+    std::string kept, kept_alone;
+    for (const Exercise* ex : exs) kept += (kept.empty() ? "" : ",") + std::string(ex->name);
+    for (const auto& name : split(student_only_for, ','))
+      if (passed(name)) kept_alone += (kept_alone.empty() ? "" : ",") + name;
+    student_only_for = kept_alone;
+    if (exs.empty()) return checked;
+    checked_exercises = kept;
+  }
   const std::string span_log = env("FAKE_LAB_TIME_SPAN_LOG");
   const auto now_ns = [] {
     timespec t{};
@@ -598,10 +630,11 @@ int main(int argc, char** argv) {
     return std::to_string(static_cast<long long>(t.tv_sec) * 1000000000LL + t.tv_nsec);
   };
   std::optional<harness::host_link::Turn> turn;
-  if (host_link_turn_fd >= 0) turn.emplace(host_link_turn_fd);
+  if (host_link_turn_fd >= 0 || timed_turn_fd >= 0) turn.emplace(checks_first ? timed_turn_fd : host_link_turn_fd);
+  if (checks_first) log_call("time", checked_exercises);
   const std::string begin = now_ns();
   if (!span_log.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  std::ofstream out(results, std::ios::trunc);
+  std::ofstream out(results, checks_first ? std::ios::app : std::ios::trunc);
   int code = 0;
   const std::vector<std::string> alone = split(student_only_for, ',');
   for (const Exercise* ex : exs) {
@@ -621,5 +654,5 @@ int main(int argc, char** argv) {
       ::close(fd);
     }
   }
-  return code;
+  return code != 0 ? code : checked;
 }

@@ -7,6 +7,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <set>
@@ -18,6 +19,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include "grader/host_lock.hpp"
 #include "grader/process.hpp"
 #include "support.hpp"
 
@@ -424,4 +426,44 @@ TEST_CASE("a child that asks for its turn in bytes the grader does not know lose
   CHECK_FALSE(r.timed_out);
   CHECK(r.out == "ended\n");  // the grader closed the socket: the read found its end
   CHECK(r.turns == 0);
+}
+
+// Shared holds (grader/host_lock.hpp, ProcessOptions::turn_shared_fd): grade_labs() gives one to each check run of a
+// worker, so that a lab's timed part, asked for as a turn by the referee of its checks, waits for every other lab's
+// checks. Two children ask for their turn at once; a third, holding too, never asks and runs 1 s, as a longer check.
+TEST_CASE("a turn waits until every run started with a shared hold has asked for its own or ended, and turns go "
+          "one at a time",
+          "[grader][process][turns]") {
+  const grader_test::TempDir dir;
+  const grader::SharedHolds holds(dir.path, 3);
+  REQUIRE(holds.complete());
+  const auto seconds = [](const std::string& line) { return std::stod(line); };
+  std::vector<grader::ProcessOptions> runs;
+  for (int i = 0; i < 2; ++i) {
+    runs.push_back(shell("printf T >&4; head -c1 <&4 >/dev/null; date +%s.%N; sleep 0.3; date +%s.%N", 10));
+    runs.back().turn_lock = holds.file();
+    runs.back().turn_shared_fd = holds.fd(static_cast<std::size_t>(i));
+  }
+  runs.push_back(shell("sleep 1; date +%s.%N", 10));
+  runs.back().turn_shared_fd = holds.fd(2);
+  const auto r = grader::run_processes(runs);
+  std::vector<std::pair<double, double>> turns;
+  for (int i = 0; i < 2; ++i) {
+    CAPTURE(i, r[i].out, r[i].err);
+    REQUIRE(r[i].exit_code == 0);
+    const auto newline = r[i].out.find('\n');
+    turns.emplace_back(seconds(r[i].out.substr(0, newline)), seconds(r[i].out.substr(newline + 1)));
+    CHECK(r[i].turns == 1);
+  }
+  REQUIRE(r[2].exit_code == 0);
+  const double third_ended = seconds(r[2].out);
+  std::sort(turns.begin(), turns.end());
+  CHECK(turns[0].first >= third_ended);        // no turn while a hold is kept
+  CHECK(turns[1].first >= turns[0].second);   // one turn at a time
+  CHECK(r[0].turn_wait_s + r[1].turn_wait_s > 0.8);
+  // Every hold is let go by then: the lock is free.
+  const int after = ::open(holds.file().c_str(), O_RDWR | O_CLOEXEC);
+  REQUIRE(after >= 0);
+  CHECK(::flock(after, LOCK_EX | LOCK_NB) == 0);
+  ::close(after);
 }

@@ -103,6 +103,11 @@ TEST_CASE("lab binaries reject bad requests with the documented exit codes", "[l
   const auto limit = run({lab, "check", "--exercise", first, "--tool-limit", "60"});
   CHECK(limit.exit_code == code::kUsage);
   CHECK(limit.err.find("--tool-limit needs --tools") != std::string::npos);
+  // The timed turn is the one between a run's checks and its timed runs: not without the checks.
+  const auto turn = run({lab, "time", "--exercise", first, "--timed-turn-fd", "4"});
+  CHECK(turn.exit_code == code::kUsage);
+  CHECK(turn.err.find("--timed-turn-fd needs --check-seeds") != std::string::npos);
+  CHECK(run({lab, "time", "--exercise", first, "--check-seeds", "1", "--shape", "64"}).exit_code == code::kUsage);
 }
 
 TEST_CASE("with a GPU, one time run times the exercises it is given as a list, a result line each",
@@ -434,5 +439,76 @@ TEST_CASE("with a GPU, a timed run given the host link's turns waits for its tur
   // Its context, inputs and runners came up during the other's turn; what was left of the turn was waited out.
   CHECK(j.at("phases_s").at("host_link_wait").get<double>() > 1.0);
   std::filesystem::remove(results);
+  std::filesystem::remove(lock);
+}
+
+TEST_CASE("with a GPU, a time run that checks first writes the check's lines, then, after its turn, the timed results "
+          "of the exercises that passed",
+          "[labs][cli][gpu][time]") {
+  if (!gpu_present()) SKIP("no GPU on this machine");
+  const auto labs = lab_names();
+  if (std::find(labs.begin(), labs.end(), "lab1") == labs.end()) SKIP("lab 1 is not built");
+  const auto [a, b] = first_two_exercises("lab1");
+  const auto results = std::filesystem::temp_directory_path() / ("lab1-checks-then-time-" + std::to_string(::getpid()));
+  const auto lock = std::filesystem::temp_directory_path() / ("lab1-checks-then-time-" + std::to_string(::getpid()) +
+                                                              ".lock");
+  // `impl`'s run while another holds the turn for 3 s: what came through, by kind of line.
+  struct Lines {
+    grader::ProcessResult run;
+    int plans = 0, cases = 0, passed = 0;
+    std::vector<std::string> timed;  // the exercises of its time lines, in order
+  };
+  const auto checks_then_time = [&](const std::string& impl) {
+    const int other = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    REQUIRE(other >= 0);
+    REQUIRE(::flock(other, LOCK_EX) == 0);
+    std::thread other_turn([other] {
+      std::this_thread::sleep_for(std::chrono::seconds(3));
+      ::close(other);
+    });
+    grader::ProcessOptions options{.argv = {std::string(COURSE_BIN_DIR) + "/lab1", "time", "--impl", impl,
+                                            "--exercise", a + "," + b, "--max-seconds", "0", "--results",
+                                            results.string(), "--check-seeds", "1,2", "--timed-turn-fd",
+                                            std::to_string(harness::host_link::kTurnFd)},
+                                   .timeout_s = 300,
+                                   .env = {{"COURSE_REQUIRE_GPU", "1"}}};
+    options.turn_lock = lock;
+    Lines l;
+    l.run = grader::run_process(options);
+    other_turn.join();
+    std::ifstream in(results);
+    bool timing = false;
+    for (std::string line; std::getline(in, line);) {
+      const auto j = nlohmann::json::parse(line);
+      if (j.contains("correct")) {
+        timing = true;
+        CHECK(j.at("correct") == true);
+        l.timed.push_back(j.at("exercise").get<std::string>());
+        continue;
+      }
+      CHECK_FALSE(timing);  // every check line before the first time line
+      if (j.contains("plan")) ++l.plans;
+      else if (j.contains("ok")) ++l.cases, l.passed += j.at("ok").get<bool>();
+    }
+    std::filesystem::remove(results);
+    return l;
+  };
+  const Lines right = checks_then_time("reference");
+  CAPTURE(right.run.exit_code, right.run.err);
+  CHECK(right.run.exit_code == code::kOk);
+  CHECK(right.plans == 2);
+  CHECK(right.cases > 0);
+  CHECK(right.passed == right.cases);
+  CHECK(right.run.turns == 1);
+  CHECK(right.run.turn_wait_s > 1.0);
+  CHECK(right.timed == std::vector<std::string>{a, b});
+  // The reference's output shifted by one element fails every case: nothing is timed, and no turn is asked for.
+  const Lines wrong = checks_then_time("mutant:shifted");
+  CAPTURE(wrong.run.exit_code, wrong.run.err);
+  CHECK(wrong.run.exit_code == code::kTestFailure);
+  CHECK(wrong.plans == 2);
+  CHECK(wrong.passed < wrong.cases);
+  CHECK(wrong.run.turns == 0);
+  CHECK(wrong.timed.empty());
   std::filesystem::remove(lock);
 }

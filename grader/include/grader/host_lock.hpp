@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace grader {
 
@@ -31,6 +32,30 @@ class HostLock {
 
  private:
   int fd_ = -1;
+};
+
+/// Shared flocks on a lock file of its own, made in a folder and removed with the object: one for each run about to
+/// start, each on an open file description of its own (close-on-exec), handed to its run as
+/// ProcessOptions::turn_shared_fd with the file as its turn_lock. No turn on the file is granted until every run has
+/// let go of its hold (asked for its turn, or ended): grade_labs() holds one for each check run of a worker, so that a
+/// lab's timed part, in the referee of its checks, waits for every other lab's checks, and the parts go one at a time.
+class SharedHolds {
+ public:
+  /// `count` holds on a new file in `folder`; none where the file cannot be made or locked (complete() says so).
+  SharedHolds(const std::filesystem::path& folder, std::size_t count);
+  ~SharedHolds();
+  SharedHolds(const SharedHolds&) = delete;
+  SharedHolds& operator=(const SharedHolds&) = delete;
+  /// True when every hold was taken.
+  [[nodiscard]] bool complete() const { return !fds_.empty() || count_ == 0; }
+  const std::filesystem::path& file() const { return file_; }
+  /// Hold `i`'s descriptor.
+  int fd(std::size_t i) const { return fds_.at(i); }
+
+ private:
+  std::filesystem::path file_;
+  std::size_t count_ = 0;
+  std::vector<int> fds_;
 };
 
 /// "WHAT-HOST.lock", HOST being this host's name ('/' made '_'; "host" where it cannot be read): a lock of what the

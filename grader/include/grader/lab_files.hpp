@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace grader {
@@ -76,6 +77,11 @@ CheckFile parse_check_results(std::string_view text, std::string_view exercise);
 /// A last line cut off mid-write is dropped, as parse_check_results() drops it. nullopt when a whole line is not a
 /// JSON object or names no exercise: such a stream cannot say whose it is, and each exercise is checked on its own.
 std::optional<std::map<std::string, std::string>> split_check_results(std::string_view text);
+
+/// The results of a `time --check-seeds` run (a lab's checks, then the timed runs of the exercises that passed): the
+/// check lines, and, from the first whole line that is a timed result (a JSON object that says whether the output was
+/// "correct"), the time lines. No timed result: all of it is the check's.
+std::pair<std::string, std::string> split_checks_from_times(std::string_view text);
 
 /// Why check results contradict the plan, or "" if they do not: a plan for another implementation, more than one
 /// plan, a case count that is not a whole number per seed, a case at a seed not asked for or twice, or (`finished`:

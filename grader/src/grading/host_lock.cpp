@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <system_error>
 
 namespace grader {
 
@@ -28,6 +30,32 @@ HostLock::HostLock(const std::optional<std::filesystem::path>& file, Wait wait)
 
 HostLock::~HostLock() {
   if (fd_ >= 0) ::close(fd_);
+}
+
+SharedHolds::SharedHolds(const std::filesystem::path& folder, std::size_t count) : count_(count) {
+  if (count == 0) return;
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  std::string name = (folder / "timed-turn-XXXXXX").string();
+  const int made = ::mkostemp(name.data(), O_CLOEXEC);
+  if (made < 0) return;
+  ::close(made);
+  file_ = name;
+  bool held = true;
+  for (std::size_t i = 0; i < count && held; ++i) {
+    const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);  // a description of its own: a hold of its own
+    if (fd >= 0) fds_.push_back(fd);
+    held = fd >= 0 && ::flock(fd, LOCK_SH | LOCK_NB) == 0;
+  }
+  if (held) return;
+  for (const int fd : fds_) ::close(fd);  // incomplete: no holds at all, so nothing waits on the file
+  fds_.clear();
+}
+
+SharedHolds::~SharedHolds() {
+  for (const int fd : fds_) ::close(fd);
+  std::error_code error;
+  if (!file_.empty()) std::filesystem::remove(file_, error);
 }
 
 std::string host_lock_name(std::string_view what) {

@@ -99,6 +99,25 @@ struct TimedRun {
 std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector<ExerciseResult>& xs,
                                               const std::vector<std::size_t>& which);
 
+// A lab's checks and its first timed runs in one referee (`labN time --check-seeds`, timed_runs.cpp): the run that
+// checks every exercise of `xs` at `check_seeds`, as the lab's check run would, then times those whose every case
+// passed as time_together() would, after the timed turn (its descriptor is host_link::kTurnFd: the caller gives the
+// run its turn_lock and shared hold, host_lock.hpp's SharedHolds). Its limit is the check's and the time's. nullopt
+// where the first timed runs cannot be one run (a salt seed to replay), or where the lab's timed runs take the host
+// link's turns (a batch's lab 07: its own time run, claimed and in turns per exercise).
+struct ChecksThenTime {
+  ProcessOptions process;
+  std::uint64_t seed = 0;  // of the timed runs
+};
+std::optional<ChecksThenTime> checks_then_time(const LabContext& ctx, const std::vector<ExerciseResult>& xs,
+                                               const std::vector<std::uint64_t>& check_seeds);
+// The first timed runs that such a run made, of the exercises `which` (those whose check it decided and passed),
+// read from its time lines (lab_files.hpp, split_checks_from_times()) as time_together() reads its run's; their
+// seconds (those after its turn) are theirs.
+std::map<std::size_t, TimedRun> read_checks_then_time(const LabContext& ctx, std::vector<ExerciseResult>& xs,
+                                                      const std::vector<std::size_t>& which,
+                                                      const ChecksThenTime& plan, const ProcessResult& run,
+                                                      const std::string& time_lines);
 // Timed run, score and concept checks of an exercise whose check and sanitizer runs ended (timed_runs.cpp); `first`,
 // when given, is its first timed run, from time_together().
 ExerciseResult finish(const LabContext& ctx, ExerciseResult x, const ExerciseSpec& spec, bool passed,

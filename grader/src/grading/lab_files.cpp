@@ -137,6 +137,19 @@ std::optional<std::map<std::string, std::string>> split_check_results(std::strin
   return parts;
 }
 
+std::pair<std::string, std::string> split_checks_from_times(std::string_view text) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto newline = text.find('\n', pos);
+    if (newline == std::string_view::npos) break;  // a last line cut off is not a timed result
+    const auto j = json::parse(text.substr(pos, newline - pos), nullptr, false);
+    if (j.is_object() && j.contains(keys::kCorrect)) break;
+    pos = newline + 1;
+  }
+  if (pos >= text.size() || text.find('\n', pos) == std::string_view::npos) return {std::string(text), ""};
+  return {std::string(text.substr(0, pos)), std::string(text.substr(pos))};
+}
+
 std::vector<std::uint64_t> parse_seeds(std::string_view text) {
   std::vector<std::uint64_t> seeds;
   for (std::size_t pos = 0; pos <= text.size();) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <system_error>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -53,9 +54,16 @@ class ExerciseGrader {
   /// it only what each exercise's own run would have said. Its limit is the lab's check limit, each exercise's own: a
   /// lab's checks take seconds where the limits are minutes, and a run that reaches it costs its unfinished exercises
   /// a run each, not points.
-  std::optional<ProcessOptions> plan_checks(const std::vector<const ExerciseSpec*>& specs) {
+  ///
+  /// `with_timing` (grade_labs()): where the lab allows (lab_run::checks_then_time()), the run goes on to the first
+  /// timed runs of the exercises whose check passed, in the same referee (`labN time --check-seeds`): a CUDA process
+  /// a lab fewer, where a host makes them one at a time for all its GPUs. Its timed part waits for a turn that the
+  /// caller grants once every check run has ended (their shared holds: host_lock.hpp), so no timed run shares the
+  /// GPU; read_checks() takes the first timed runs from it, and timed() is then true.
+  std::optional<ProcessOptions> plan_checks(const std::vector<const ExerciseSpec*>& specs, bool with_timing = false) {
     specs_ = specs;
     xs_.clear();
+    checks_then_time_.reset();
     std::string names, listed;
     for (const auto* spec : specs) {
       xs_.push_back(start(*spec));
@@ -63,10 +71,13 @@ class ExerciseGrader {
       listed += (listed.empty() ? "" : ", ") + spec->name;
     }
     if (specs.empty()) return std::nullopt;
-    const char* how = specs.size() > 1 ? ", one run for all" : "";
-    ctx_.tell(fmt::format("lab{} {}: check{} ({})", ctx_.lab.number, listed, how, ctx_.options.impl));
     const auto seeds = check_seeds();
     for (auto& x : xs_) x.seeds = seeds;
+    if (with_timing) checks_then_time_ = lab_run::checks_then_time(ctx_, xs_, seeds);
+    const char* how = specs.size() > 1 ? ", one run for all" : "";
+    ctx_.tell(fmt::format("lab{} {}: check{}{} ({})", ctx_.lab.number, listed, checks_then_time_ ? ", then time" : "",
+                          how, ctx_.options.impl));
+    if (checks_then_time_) return checks_then_time_->process;
     return check_process(names, seeds);
   }
 
@@ -79,14 +90,30 @@ class ExerciseGrader {
     if (xs_.empty()) return;
     std::vector<std::size_t> each;        // not checked whole by the lab's run: a run each, at once
     std::vector<std::size_t> alone_again;  // failed as a crowded GPU could make them: once more, alone
-    const auto parts = xs_.size() == 1 ? std::vector<std::optional<ProcessResult>>{run} : split(run);
+    // A run that went on to time: its check lines are read as the lab's check run's, by exercise whatever their
+    // number (its exit code speaks for its timed part too), and its time lines once the checks are known.
+    ProcessResult checks = run;
+    std::string time_lines;
+    if (checks_then_time_) {
+      std::tie(checks.results, time_lines) = split_checks_from_times(run.results);
+      // Its seconds up to the turn asked for are its checks'; the wait for the turn is no one's.
+      if (run.turns > 0) checks.wall_s = run.first_turn_s - run.turn_wait_s;
+    }
+    const auto parts = xs_.size() == 1 && !checks_then_time_ ? std::vector<std::optional<ProcessResult>>{run}
+                                                              : split(checks);
+    std::vector<std::size_t> timed;  // passed by this run's own check: its timed runs count
     for (std::size_t i = 0; i < xs_.size(); ++i) {
       if (!parts[i]) {
         each.push_back(i);
         continue;
       }
       passed_[i] = checked(xs_[i], *parts[i]);
+      if (passed_[i]) timed.push_back(i);
       if (!passed_[i] && !alone && crowded_out(xs_[i])) alone_again.push_back(i);
+    }
+    if (checks_then_time_) {
+      first_runs_ = lab_run::read_checks_then_time(ctx_, xs_, timed, *checks_then_time_, run, time_lines);
+      checks_then_time_.reset();
     }
     if (!each.empty()) {
       std::string names;
@@ -114,7 +141,15 @@ class ExerciseGrader {
   /// After read_checks(), while another worker of the host holds the sanitizer's turn (grade_labs()): the first timed
   /// runs of the exercises whose check passed, made now rather than after the sanitizer runs. finish_grading() reads
   /// them once the sanitizer has spoken: an exercise it stops earns nothing from its timed run, as one never timed.
-  void time_before_sanitizer() { first_runs_ = time_together(ctx_, xs_, timed_order()); }
+  void time_before_sanitizer() {
+    if (!first_runs_) first_runs_ = time_together(ctx_, xs_, timed_order());
+  }
+
+  /// After plan_checks(): whether its run goes on to time.
+  bool times_after_checks() const { return checks_then_time_.has_value(); }
+
+  /// Whether the lab's first timed runs were made (before the sanitizer's, or by its check run).
+  bool timed() const { return first_runs_.has_value(); }
 
   /// After those runs (`lab_wide`, in plan order): the rest of the sanitizer step, then each exercise's timed run and
   /// concept checks one after another, after every check and sanitizer run of this worker has ended: no timed run
@@ -281,8 +316,10 @@ class ExerciseGrader {
   std::vector<const ExerciseSpec*> specs_;  // plan_checks() to finish_grading(): the exercises and their results
   std::vector<ExerciseResult> xs_;
   std::vector<bool> passed_;  // read_checks() on: whether each exercise may go on to its next step
-  // The first timed runs, by exercise, once made: by time_before_sanitizer(), else by finish_grading().
+  // The first timed runs, by exercise, once made: by the check run, time_before_sanitizer() or finish_grading().
   std::optional<std::map<std::size_t, lab_run::TimedRun>> first_runs_;
+  // plan_checks() to read_checks(): the check run that goes on to time, where it does.
+  std::optional<lab_run::ChecksThenTime> checks_then_time_;
 };
 
 }  // namespace
@@ -419,16 +456,28 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   for (std::size_t i = 0; i < labs.size(); ++i) {
     const LabToGrade& l = labs[i];
     results.push_back(lab_header(*l.lab, *l.manifest, l.options, specs[i]));
-    if (!results.back().built) continue;
+    if (!results.back().built || specs[i].empty()) continue;
     graders[i] = std::make_unique<ExerciseGrader>(*l.lab, *l.manifest, l.options, results.back().check_timeout_s,
                                                   results.back().time_timeout_s);
-    if (auto check = graders[i]->plan_checks(specs[i])) {
-      lab_check[i] = checks.size();
-      checks.push_back(std::move(*check));
-    }
+    lab_check[i] = checks.size();
+    checks.emplace_back();
+  }
+  // A shared hold for each check run, let go as it ends or its timed part asks for the turn: a lab's check run that
+  // goes on to time (plan_checks()) has its turn once no other check runs, and one lab at a time. Where the holds
+  // cannot be had (no lock file), every lab's check run is a check alone and its timed runs come after.
+  const SharedHolds holds(labs.empty() ? std::filesystem::path() : labs.front().options.work_dir, checks.size());
+  const bool gated = !checks.empty() && holds.complete();
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    if (!lab_check[i]) continue;
+    ProcessOptions& check = checks[*lab_check[i]];
+    check = *graders[i]->plan_checks(specs[i], gated);
+    if (!gated) continue;
+    check.turn_shared_fd = holds.fd(*lab_check[i]);
+    if (graders[i]->times_after_checks()) check.turn_lock = holds.file();
   }
   step.checks.from = monotonic_seconds();
-  const std::vector<ProcessResult> runs = run_processes(checks, kUntimedRunsAtOnce);
+  // All at once where gated: a run not yet started would keep its hold, and the started ones' turns, waiting.
+  const std::vector<ProcessResult> runs = run_processes(checks, gated ? 0 : kUntimedRunsAtOnce);
   // Every lab's lab-wide sanitizer runs at once, as the checks (kUntimedRunsAtOnce bounds them still): lab after lab,
   // each lab's one to three runs made their contexts one at a time between two labs' timed runs.
   std::vector<SanitizerPlan> sanitizer(labs.size());
@@ -470,7 +519,9 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     // after each; it waits only when none is left. Its GPU is its own all the while (the other worker's sanitized
     // runs are on theirs), and the timed runs come anyway: on four H100s a student waited 5.7 s for the turn with
     // the GPU idle. An exercise the sanitizer stops after its timed run earns nothing from it (finish()).
-    const auto timed_while_waiting = [&](std::size_t i) { return graders[i] && lab_check[i] && !crosses_host_link(i); };
+    const auto timed_while_waiting = [&](std::size_t i) {
+      return graders[i] && lab_check[i] && !crosses_host_link(i) && !graders[i]->timed();
+    };
     std::optional<HostLock> turn;
     if (sanitizer_lock && !lab_wide.empty())
       for (auto next = pending.begin();; ++next) {

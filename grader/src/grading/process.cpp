@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -211,13 +212,20 @@ struct Streams {
   }
 };
 
+// Lets go of the shared flock of ProcessOptions::turn_shared_fd, if any: on its open file description, so that the
+// copies other processes inherited (run_processes()' supervisors) do not keep it.
+void let_go_shared_hold(int fd) {
+  if (fd >= 0) ::flock(fd, LOCK_UN);
+}
+
 // The grader's side of a child's turns (ProcessOptions::turn_lock, harness/host_link.hpp): reads what the child asks
 // through its socket, takes the host's lock for it and lets it go, and counts the seconds the child waited, which the
 // caller takes off its clock. The lock is this process's: a child cannot hold a turn past its own end, nor take one
 // it was not granted. Bytes it does not know end its turns (it goes on without them).
 class Turns {
  public:
-  Turns(Fd socket, const fs::path& lock) : socket_(std::move(socket)) {
+  // `shared`: the caller's shared hold for this run (ProcessOptions::turn_shared_fd), let go at the first ask.
+  Turns(Fd socket, const fs::path& lock, int shared) : socket_(std::move(socket)), shared_(shared) {
     lock_.reset(open_lock_file(lock));
   }
 
@@ -225,6 +233,10 @@ class Turns {
   int fd() const { return socket_.get(); }
   bool waiting() const { return state_ == State::kWaiting; }
   int granted() const { return granted_; }
+  // When the first turn was granted, if one was.
+  std::optional<Clock::time_point> first_granted() const {
+    return granted_ > 0 ? std::optional(first_granted_) : std::nullopt;
+  }
   // Seconds waited so far, the wait going on included.
   double waited_s(Clock::time_point now) const {
     return waited_s_ + (state_ == State::kWaiting ? seconds_between(asked_, now) : 0.0);
@@ -241,6 +253,7 @@ class Turns {
       if (n <= 0) return end(now);  // the child closed its end, or ended
       for (const char byte : std::string_view(bytes.data(), static_cast<std::size_t>(n))) {
         if (byte == link::kAsk && state_ == State::kIdle) {
+          let_go_shared();
           state_ = State::kWaiting;
           asked_ = now;
         } else if (byte == link::kDone && state_ != State::kIdle) {
@@ -255,7 +268,7 @@ class Turns {
     if (lock_ && ::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EINTR)) return;
     waited_s_ += seconds_between(asked_, now);
     state_ = State::kHeld;
-    ++granted_;
+    if (granted_++ == 0) first_granted_ = now;
     const char granted = link::kGranted;
     if (::send(socket_.get(), &granted, 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1) end(now);
   }
@@ -263,11 +276,14 @@ class Turns {
   // The child's end: its turn, if it had one, is over.
   void end(Clock::time_point now) {
     give_back(now);
+    let_go_shared();
     socket_.reset();
   }
 
  private:
   enum class State { kIdle, kWaiting, kHeld };
+
+  void let_go_shared() { let_go_shared_hold(std::exchange(shared_, -1)); }
 
   void give_back(Clock::time_point now) {
     if (state_ == State::kHeld && lock_) ::flock(lock_.get(), LOCK_UN);
@@ -276,8 +292,9 @@ class Turns {
   }
 
   Fd socket_, lock_;
+  int shared_ = -1;  // the caller's, not closed here: its lock is let go (every copy of the description loses it)
   State state_ = State::kIdle;
-  Clock::time_point asked_;
+  Clock::time_point asked_, first_granted_;
   double waited_s_ = 0;
   int granted_ = 0;
 };
@@ -500,7 +517,7 @@ std::optional<Child> spawn(const ProcessOptions& options, std::string& error) {
   child.streams.captures = {Capture{{}, limit}, Capture{{}, limit}, Capture{{}, limit}};
   for (const Fd& fd : child.streams.fds)
     if (fd) ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
-  if (turns_here) child.turns.emplace(std::move(turns_here), *options.turn_lock);
+  if (turns_here) child.turns.emplace(std::move(turns_here), *options.turn_lock, options.turn_shared_fd);
   return child;
 }
 
@@ -544,6 +561,7 @@ void supervise(Child& child, const ProcessOptions& options, ProcessResult& resul
     turns->end(end);
     result.turns = turns->granted();
     result.turn_wait_s = turns->waited_s(end);
+    if (const auto first = turns->first_granted()) result.first_turn_s = seconds_between(child.start, *first);
   }
   if (info.si_code == CLD_EXITED) result.exit_code = info.si_status;
   else result.signal = info.si_status;
@@ -578,9 +596,11 @@ ProcessResult run_process(const ProcessOptions& options) {
   harden_self();
   ProcessResult result;
   auto child = spawn(options, result.error);
-  if (!child) return result;
-  result.started = true;
-  supervise(*child, options, result);
+  if (child) {
+    result.started = true;
+    supervise(*child, options, result);
+  }
+  let_go_shared_hold(options.turn_shared_fd);  // a child that never asked, or never started, holds up no turn
   return result;  // `child` goes here, and its directory with it: nothing that could write there is alive
 }
 

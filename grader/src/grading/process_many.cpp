@@ -3,6 +3,7 @@
 // is a fork of the caller that makes itself a subreaper, calls run_process() for one child and writes the result
 // into a memory file the caller reads once the supervisor has exited.
 
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -25,7 +26,7 @@ namespace {
 // The fixed part of a result as the supervisor writes it; the four strings follow, in this order.
 struct Header {
   std::int32_t started, exit_code, signal, timed_out, out_truncated, err_truncated, results_truncated, turns;
-  double wall_s, turn_wait_s;
+  double wall_s, turn_wait_s, first_turn_s;
   std::uint64_t survivors;
   std::uint64_t sizes[4];  // error, out, err, results
 };
@@ -57,7 +58,7 @@ bool read_all(int fd, void* data, std::size_t size) {
 bool write_result(int fd, const ProcessResult& r) {
   const std::string* texts[4] = {&r.error, &r.out, &r.err, &r.results};
   Header h{r.started,  r.exit_code, r.signal,      r.timed_out, r.out_truncated, r.err_truncated, r.results_truncated,
-           r.turns,    r.wall_s,    r.turn_wait_s, r.survivors, {}};
+           r.turns,    r.wall_s,    r.turn_wait_s, r.first_turn_s, r.survivors, {}};
   for (int i = 0; i < 4; ++i) h.sizes[i] = texts[i]->size();
   if (!write_all(fd, &h, sizeof h)) return false;
   for (const auto* text : texts)
@@ -79,6 +80,7 @@ std::optional<ProcessResult> read_result(int fd) {
   r.turns = h.turns;
   r.wall_s = h.wall_s;
   r.turn_wait_s = h.turn_wait_s;
+  r.first_turn_s = h.first_turn_s;
   r.survivors = h.survivors;
   std::string* texts[4] = {&r.error, &r.out, &r.err, &r.results};
   for (int i = 0; i < 4; ++i) {
@@ -106,18 +108,25 @@ std::vector<ProcessResult> run_processes(const std::vector<ProcessOptions>& all,
   std::vector<Supervisor> supervisors(all.size());
   std::vector<ProcessResult> results(all.size());
   const pid_t caller = ::getpid();
+  // Run i's shared hold (ProcessOptions::turn_shared_fd), let go where its supervisor could not: a run that never
+  // started, or a supervisor that died first, must not hold up the others' turns.
+  const auto let_go = [&](std::size_t i) {
+    if (all[i].turn_shared_fd >= 0) ::flock(all[i].turn_shared_fd, LOCK_UN);
+  };
   // Starts child i's supervisor; false (with the result set) when it could not be started.
   const auto start = [&](std::size_t i) {
     Supervisor& s = supervisors[i];
     s.file = ::memfd_create("grader-run", MFD_CLOEXEC);
     if (s.file < 0) {
       results[i] = not_started(fmt::format("memfd_create: {}", std::strerror(errno)));
+      let_go(i);
       return false;
     }
     std::fflush(nullptr);  // what the caller buffered is printed once, not once more by every fork
     s.pid = ::fork();
     if (s.pid < 0) {
       results[i] = not_started(fmt::format("fork: {}", std::strerror(errno)));
+      let_go(i);
       ::close(s.file);
       s.file = -1;
       return false;
@@ -138,6 +147,7 @@ std::vector<ProcessResult> run_processes(const std::vector<ProcessOptions>& all,
     const auto why = WIFSIGNALED(status) ? "its supervisor was killed by " + signal_name(WTERMSIG(status))
                                          : std::string("its supervisor ended without a result");
     results[i] = result ? std::move(*result) : not_started(why);
+    let_go(i);
     ::close(s.file);
     s.file = -1;
     s.pid = -1;

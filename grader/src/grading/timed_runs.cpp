@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -184,6 +185,75 @@ Score score(const LabContext& ctx, const ExerciseResult& x, const ExerciseSpec& 
 
 }  // namespace
 
+namespace {
+
+// The one `labN time` of the exercises `which` of `xs` (time_together()): its arguments and seed, or nullopt where
+// they cannot share one (none, or a salt seed to replay: `--timed-salt-seed` is one exercise's).
+struct TogetherRun {
+  std::vector<std::string> argv;
+  std::uint64_t seed = 0;
+  std::string listed;  // "a, b", for the progress line
+};
+
+std::optional<TogetherRun> together_run(const LabContext& ctx, const std::vector<ExerciseResult>& xs,
+                                        const std::vector<std::size_t>& which) {
+  if (which.empty() || ctx.options.timed_salt_seed) return std::nullopt;
+  TogetherRun t;
+  t.seed = ctx.options.timed_seed.value_or(fresh_seed());
+  std::string names, alone;
+  bool all_alone = true;
+  for (const std::size_t i : which) {
+    names += (names.empty() ? "" : ",") + xs[i].name;
+    t.listed += (t.listed.empty() ? "" : ", ") + xs[i].name;
+    if (timed_alone(xs[i])) alone += (alone.empty() ? "" : ",") + xs[i].name;
+    else all_alone = false;
+  }
+  // The run's own flags: every exercise's plan but whether the student is alone, which is the run's only if it is
+  // every exercise's; otherwise those timed for the report only are named (--student-only-for).
+  TimePlan run_plan = time_plan(ctx, xs[which.front()], t.seed);
+  run_plan.student_only = all_alone;
+  t.argv = time_argv(ctx, names, run_plan, 0, alone);
+  return t;
+}
+
+// Reads the one `time` run of `which` (`results`: its time lines; `ended_well`: it ended as a `time` run may): each
+// exercise whose line came through whole, as the plan asked, right and timed.
+std::map<std::size_t, TimedRun> read_together(const LabContext& ctx, const std::vector<ExerciseResult>& xs,
+                                              const std::vector<std::size_t>& which, std::uint64_t seed,
+                                              const std::string& results, bool ended_well) {
+  std::map<std::size_t, TimedRun> first;
+  if (!ended_well) return first;
+  // Each line by the exercise it names, then read as that exercise's plan says (a full run's, or the student's alone).
+  std::map<std::string, std::string> lines;
+  std::istringstream text(results);
+  for (std::string line; std::getline(text, line);)
+    if (const TimeFile f = parse_time_results(line); f.error.empty() && !f.exercise.empty())
+      lines.emplace(f.exercise, line);
+  for (const std::size_t i : which) {
+    const auto found = lines.find(xs[i].name);
+    if (found == lines.end()) continue;
+    const std::string& line = found->second;
+    const TimePlan plan = time_plan(ctx, xs[i], seed);
+    const TimeFile f = parse_time_results(line, plan.student_only);
+    if (!f.error.empty() || !contradiction(f, plan).empty() || f.correct != true || !f.timing) continue;
+    ProcessResult alone;  // as this exercise's own run would have ended; its seconds are counted by the caller
+    alone.started = true;
+    alone.exit_code = ec::kOk;
+    alone.results = line;
+    first.emplace(i, TimedRun{plan, std::move(alone)});
+  }
+  return first;
+}
+
+// Whether `run` ended as a `time` run may: exit 0, or 112 where an exercise was wrong; no signal, time-out or
+// survivor, and its results whole.
+bool ended_as_time_may(const ProcessResult& run) {
+  return run.started && !run.timed_out && run.signal == 0 && run.survivors == 0 && !run.results_truncated &&
+         (run.exit_code == ec::kOk || run.exit_code == ec::kTestFailure);
+}
+
+}  // namespace
+
 // The first timed runs of the exercises `which` of `xs`, in one `labN time` whose runners serve them all, one after
 // another: each exercise timed exactly as alone (its own problem, rounds, checks and result), without three more
 // runner processes and a referee of its own, each a CUDA context, which a host makes one at a time (about five a
@@ -198,55 +268,48 @@ Score score(const LabContext& ctx, const ExerciseResult& x, const ExerciseSpec& 
 // sanitizer's runs (grade_labs()).
 std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector<ExerciseResult>& xs,
                                               const std::vector<std::size_t>& which) {
-  std::map<std::size_t, TimedRun> first;
-  if (which.size() == 1) {
-    first.emplace(which.front(), own_run(ctx, xs[which.front()], 0));
-    return first;
-  }
-  if (which.empty() || ctx.options.timed_salt_seed) return first;
-  const std::uint64_t seed = ctx.options.timed_seed.value_or(fresh_seed());
-  std::string names, listed, alone;
-  bool all_alone = true;
-  for (const std::size_t i : which) {
-    names += (names.empty() ? "" : ",") + xs[i].name;
-    listed += (listed.empty() ? "" : ", ") + xs[i].name;
-    if (timed_alone(xs[i])) alone += (alone.empty() ? "" : ",") + xs[i].name;
-    else all_alone = false;
-  }
-  ctx.tell(fmt::format("lab{} {}: time, one run for all ({})", ctx.lab.number, listed, ctx.options.impl));
-  // The run's own flags: every exercise's plan but whether the student is alone, which is the run's only if it is
-  // every exercise's; otherwise those timed for the report only are named (--student-only-for).
-  TimePlan run_plan = time_plan(ctx, xs[which.front()], seed);
-  run_plan.student_only = all_alone;
-  const ProcessResult run = launch_time(ctx, time_argv(ctx, names, run_plan, 0, alone));
+  if (which.size() == 1) return {{which.front(), own_run(ctx, xs[which.front()], 0)}};
+  const auto together = together_run(ctx, xs, which);
+  if (!together) return {};
+  ctx.tell(fmt::format("lab{} {}: time, one run for all ({})", ctx.lab.number, together->listed, ctx.options.impl));
+  const ProcessResult run = launch_time(ctx, together->argv);
   const double share = run.wall_s / static_cast<double>(which.size());
   for (const std::size_t i : which) {
     xs[i].wall_s += share;
     xs[i].time_s += share;
   }
-  const bool ended_well = run.started && !run.timed_out && run.signal == 0 && run.survivors == 0 &&
-                          !run.results_truncated && (run.exit_code == ec::kOk || run.exit_code == ec::kTestFailure);
-  if (!ended_well) return first;
-  // Each line by the exercise it names, then read as that exercise's plan says (a full run's, or the student's alone).
-  std::map<std::string, std::string> lines;
-  std::istringstream text(run.results);
-  for (std::string line; std::getline(text, line);)
-    if (const TimeFile f = parse_time_results(line); f.error.empty() && !f.exercise.empty())
-      lines.emplace(f.exercise, line);
+  return read_together(ctx, xs, which, together->seed, run.results, ended_as_time_may(run));
+}
+
+std::optional<ChecksThenTime> checks_then_time(const LabContext& ctx, const std::vector<ExerciseResult>& xs,
+                                               const std::vector<std::uint64_t>& check_seeds) {
+  if (ctx.manifest.host_link && ctx.options.host_link_lock) return std::nullopt;
+  std::vector<std::size_t> order;  // as timed_order() will list those that pass: graded by their time first
+  for (const bool graded_by_time : {true, false})
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      if ((xs[i].performance_max > 0) == graded_by_time) order.push_back(i);
+  auto together = together_run(ctx, xs, order);
+  if (!together) return std::nullopt;
+  together->argv.insert(together->argv.end(), {"--check-seeds", join_seeds(check_seeds), "--timed-turn-fd",
+                                               std::to_string(harness::host_link::kTurnFd)});
+  ProcessOptions p = ctx.process(std::move(together->argv), ctx.check_timeout_s + ctx.time_timeout_s);
+  p.capture_limit *= xs.size() + 1;  // each exercise's check report as its own run's, and the time lines
+  return ChecksThenTime{std::move(p), together->seed};
+}
+
+std::map<std::size_t, TimedRun> read_checks_then_time(const LabContext& ctx, std::vector<ExerciseResult>& xs,
+                                                      const std::vector<std::size_t>& which,
+                                                      const ChecksThenTime& plan, const ProcessResult& run,
+                                                      const std::string& time_lines) {
+  // Its seconds from the turn on are its timed runs', shared by the exercises it could have timed.
+  const double share = run.turns > 0 && !which.empty()
+                           ? (run.wall_s - run.first_turn_s) / static_cast<double>(which.size())
+                           : 0.0;
   for (const std::size_t i : which) {
-    const auto found = lines.find(xs[i].name);
-    if (found == lines.end()) continue;
-    const std::string& line = found->second;
-    const TimePlan plan = time_plan(ctx, xs[i], seed);
-    const TimeFile f = parse_time_results(line, plan.student_only);
-    if (!f.error.empty() || !contradiction(f, plan).empty() || f.correct != true || !f.timing) continue;
-    ProcessResult alone;  // as this exercise's own run would have ended; its seconds are counted above
-    alone.started = true;
-    alone.exit_code = ec::kOk;
-    alone.results = line;
-    first.emplace(i, TimedRun{plan, std::move(alone)});
+    xs[i].wall_s += share;
+    xs[i].time_s += share;
   }
-  return first;
+  return read_together(ctx, xs, which, plan.seed, time_lines, ended_as_time_may(run));
 }
 
 // Timed run, score and concept checks of an exercise whose check and sanitizer runs ended (`passed`: every test

@@ -336,7 +336,7 @@ std::vector<Shape> small_shapes(const std::vector<Shape>& shapes) {
 
 }  // namespace
 
-int check(const CheckRequest& request, const char* argv0) {
+int check(const CheckRequest& request, const char* argv0, std::set<std::string>* failed) {
   const auto names = runner_names();
   const bool mutant = request.impl.rfind(kMutantPrefix, 0) == 0;  // make_runner() knows them; `list` does not
   if (!mutant && std::find(names.begin(), names.end(), request.impl) == names.end()) {
@@ -420,6 +420,8 @@ int check(const CheckRequest& request, const char* argv0) {
   session.run();
   run.finish_tool();
   active = nullptr;
+  if (failed)
+    for (const auto& [name, n] : run.failures) failed->insert(name);
 
   if (!request.expect_reject) {
     std::size_t failed = 0;

@@ -2,6 +2,7 @@
 // The subcommands of every lab binary (docs/protocol.md). Each returns an exit code from harness/exit_codes.hpp.
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,14 @@ struct TimeRequest {
   // The descriptor of the host link's turns (harness/host_link.hpp), which the grader gives: each exercise's checked
   // and timed runs, whose copies cross between host and GPU, take a turn through it. -1: no turns.
   int host_link_turn_fd = -1;
+  // `--check-seeds`: the run first checks its exercises at these seeds, as `check --exercise` would (its lines first in
+  // --results), then times those of them whose every case passed: a lab's checks and first timed runs in one referee,
+  // one CUDA process a lab fewer. Empty: the timed runs alone.
+  std::vector<std::uint64_t> check_seeds;
+  // With check_seeds, the descriptor of the timed part's turn (host_link.hpp's protocol), asked once between the
+  // checks and the timed runs' runners: `grade` grants it once every check run of its worker has ended and no other
+  // lab is being timed, so that no timed run shares the GPU. -1: no turn.
+  int timed_turn_fd = -1;
 };
 
 /// The exercises `names` names, in that order, each once; nullopt (said on stderr) when one is unknown.
@@ -52,8 +61,11 @@ std::optional<std::vector<const ExerciseSpec*>> find_exercises(const std::vector
 
 int info();
 int list();
-int check(const CheckRequest& request, const char* argv0);
+/// `failed`, where given, gets the exercises with a case that did not pass.
+int check(const CheckRequest& request, const char* argv0, std::set<std::string>* failed = nullptr);
 int time(const TimeRequest& request);
+/// `time --check-seeds`: check(), then time() of the exercises whose every case passed, after the timed turn.
+int check_then_time(const TimeRequest& request, const char* argv0);
 
 /// 0 when a GPU is visible; otherwise prints why and returns the exit code to use (kNoDevice, or kCudaError when
 /// COURSE_REQUIRE_GPU=1 asks for a missing GPU to be a failure rather than a skip).

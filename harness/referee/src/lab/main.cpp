@@ -85,6 +85,16 @@ int main(int argc, char** argv) {
                        "ask for a turn through this descriptor for each exercise's checked and timed runs: grade batch "
                        "gives it where copies cross between host and GPU, so no two workers time them at once")
       ->check(CLI::NonNegativeNumber);
+  // A lab's checks and first timed runs in one referee (docs/protocol.md): a CUDA context a lab fewer, which a host
+  // makes one at a time for all its GPUs.
+  time_cmd->add_option("--check-seeds", time.check_seeds,
+                       "first check the exercises at these seeds (as check --seeds, its lines first in --results), "
+                       "then time those whose every case passed")
+      ->delimiter(',');
+  time_cmd->add_option("--timed-turn-fd", time.timed_turn_fd,
+                       "with --check-seeds: ask for a turn through this descriptor between the checks and the timed "
+                       "runs (grade grants it once its other checks have ended)")
+      ->check(CLI::NonNegativeNumber);
 
   try {
     app.parse(argc, argv);
@@ -99,6 +109,11 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("check")) {
       check.catch_args = check_cmd->remaining();
       return lab_cli::check(check, argv[0]);
+    }
+    if (!time.check_seeds.empty()) return lab_cli::check_then_time(time, argv[0]);
+    if (time.timed_turn_fd >= 0) {
+      std::cerr << "--timed-turn-fd needs --check-seeds: it is the turn between the checks and the timed runs\n";
+      return exit_code::kUsage;
     }
     return lab_cli::time(time);
   } catch (const MissingLauncher& e) {

@@ -49,8 +49,9 @@ constexpr double kIdleLimitS = 2.0;
 // over several exercises writes one line each, in order), or, without one, printed for a person.
 class ResultsOut {
  public:
-  explicit ResultsOut(const std::string& path) {
-    if (!path.empty()) file_.open(path, std::ios::trunc);
+  // `after_checks`: the lines go after a check's (`time --check-seeds`), not in their place.
+  ResultsOut(const std::string& path, bool after_checks) {
+    if (!path.empty()) file_.open(path, after_checks ? std::ios::app : std::ios::trunc);
   }
   bool usable() const { return !file_.is_open() || file_.good(); }
   int write(const nlohmann::json& j, int rc) {
@@ -412,7 +413,7 @@ int time(const TimeRequest& request) {
     Runners& runners;
     ~EndTogether() { end_together(runners); }
   } end_runners{runners};
-  ResultsOut results(request.results);
+  ResultsOut results(request.results, !request.check_seeds.empty());
   if (!results.usable()) {
     std::cerr << "cannot write " << request.results << "\n";
     return exit_code::kUsage;
@@ -422,6 +423,38 @@ int time(const TimeRequest& request) {
     if (const int rc = time_one(spec, r, roles_for(r), runners, results); rc != exit_code::kOk) return rc;
   }
   return exit_code::kOk;
+}
+
+int check_then_time(const TimeRequest& request, const char* argv0) {
+  if (!request.shape.empty() || request.host_link_turn_fd >= 0) {
+    std::cerr << "--check-seeds checks and times at the graded shapes, without host link turns\n";
+    return exit_code::kUsage;
+  }
+  // Nothing this process starts (the checks' and the timed runs' runners) holds the turn's socket.
+  if (request.timed_turn_fd >= 0) ::fcntl(request.timed_turn_fd, F_SETFD, FD_CLOEXEC);
+  CheckRequest checks;
+  checks.impl = request.impl;
+  checks.exercises = request.exercises;
+  checks.seeds = request.check_seeds;
+  checks.results = request.results;
+  std::set<std::string> failed;
+  const int checked = check(checks, argv0, &failed);
+  if (checked != exit_code::kOk && checked != exit_code::kTestFailure) return checked;
+  // The checks' runners are gone (check() ended them with its run): the timed runs start fresh ones, so no code of
+  // the submission that ran in a check is still there when the turn comes.
+  TimeRequest timed = request;
+  const auto passed = [&](const std::vector<std::string>& names) {
+    std::vector<std::string> kept;
+    for (const auto& name : names)
+      if (!failed.contains(name)) kept.push_back(name);
+    return kept;
+  };
+  timed.exercises = passed(request.exercises);
+  timed.student_only_for = passed(request.student_only_for);
+  if (timed.exercises.empty()) return checked;
+  const host_link::Turn turn(request.timed_turn_fd);
+  const int rc = time(timed);
+  return rc != exit_code::kOk ? rc : checked;
 }
 
 }  // namespace harness::lab_cli
