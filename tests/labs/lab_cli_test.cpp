@@ -452,7 +452,19 @@ TEST_CASE("with a GPU, a time run that checks first writes the check's lines, th
   const auto results = std::filesystem::temp_directory_path() / ("lab1-checks-then-time-" + std::to_string(::getpid()));
   const auto lock = std::filesystem::temp_directory_path() / ("lab1-checks-then-time-" + std::to_string(::getpid()) +
                                                               ".lock");
-  // `impl`'s run while another holds the turn for 3 s: what came through, by kind of line.
+  // Whether the results file holds every case its plan lines planned: the run's checks have ended.
+  const auto checked_all = [&] {
+    std::ifstream in(results);
+    int planned = 0, cases = 0;
+    for (std::string line; std::getline(in, line);) {
+      const auto j = nlohmann::json::parse(line, nullptr, false);
+      if (j.is_object() && j.contains("plan")) planned += j.at("plan").at("cases").get<int>();
+      else if (j.is_object() && j.contains("ok")) ++cases;
+    }
+    return planned > 0 && cases == planned;
+  };
+  // `impl`'s run while another holds the turn until 1.5 s after the run's checks have ended: what came through, by
+  // kind of line.
   struct Lines {
     grader::ProcessResult run;
     int plans = 0, cases = 0, passed = 0;
@@ -462,10 +474,12 @@ TEST_CASE("with a GPU, a time run that checks first writes the check's lines, th
     const int other = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     REQUIRE(other >= 0);
     REQUIRE(::flock(other, LOCK_EX) == 0);
-    std::thread other_turn([other] {
-      std::this_thread::sleep_for(std::chrono::seconds(3));
+    std::thread other_turn([other, &checked_all] {
+      for (int i = 0; i < 1200 && !checked_all(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      std::this_thread::sleep_for(std::chrono::milliseconds(1500));
       ::close(other);
     });
+    std::filesystem::remove(results);
     grader::ProcessOptions options{.argv = {std::string(COURSE_BIN_DIR) + "/lab1", "time", "--impl", impl,
                                             "--exercise", a + "," + b, "--max-seconds", "0", "--results",
                                             results.string(), "--check-seeds", "1,2", "--timed-turn-fd",
