@@ -50,11 +50,11 @@ struct ProcessOptions {
   /// wall-clock limit stands still, up to `turn_wait_limit_s` in all, so that waiting for others' turns never counts
   /// as hanging. The lock is held for it, never by it: it cannot keep a turn past its own end.
   std::optional<std::filesystem::path> turn_lock;
-  /// With `turn_lock`: a descriptor of the caller's on which it took a shared flock of that file before starting this
-  /// run (an open file description of its own: host_lock.hpp, SharedHolds). It is let go when the child first asks
-  /// for a turn, or ends, or could not start, so that no turn on the file is granted while a run started with such a
-  /// hold has neither asked nor ended: grade_labs() gives one to each of a worker's check runs, and a lab's timed part
-  /// waits for every other lab's checks. -1: none.
+  /// A descriptor of the caller's on which it took a shared flock of a turns' lock file before starting this run (an
+  /// open file description of its own: host_lock.hpp, SharedHolds). It is let go when the child first asks for a turn
+  /// (where `turn_lock` is that file), or ends, or could not start, so that no turn on the file is granted while a run
+  /// started with such a hold has neither asked nor ended: grade_labs() gives one to each of a worker's check runs,
+  /// those that go on to time and the others, and a lab's timed part waits for every other lab's checks. -1: none.
   int turn_shared_fd = -1;
   /// The most seconds of waiting for turns that stop the clock; waiting beyond counts against `timeout_s`.
   double turn_wait_limit_s = 3600;

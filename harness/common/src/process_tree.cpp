@@ -74,6 +74,19 @@ void kill_tree(pid_t root) {
   for (const pid_t pid : descendants) ::kill(pid, SIGKILL);
 }
 
+std::size_t end_children() {
+  for (int round = 0; round < 100; ++round) {
+    const auto children = children_of(::getpid());
+    if (children.empty()) return 0;
+    for (const pid_t child : children) kill_tree(child);
+    int status = 0;
+    while (::waitpid(-1, &status, WNOHANG) > 0) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return children_of(::getpid()).size();
+}
+
 std::optional<int> wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline) {
   for (;;) {
     int status = 0;

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -23,6 +24,12 @@ std::vector<pid_t> descendants_of(pid_t root);
 /// would leave the runner running, its kernels and the referee's reply pipe with it. The descendants are found
 /// before `root` is killed (once it is gone they are no longer its). The caller reaps `root`.
 void kill_tree(pid_t root);
+
+/// Kills (kill_tree()) and reaps every child of the caller, round after round until it has none, or gives up after a
+/// second: in a child subreaper (PR_SET_CHILD_SUBREAPER), what the children orphaned comes to it and goes too. The
+/// referee of `labN time --check-seeds` calls it between its checks and its timed runs, so that nothing a check's
+/// runner started lives on into them. Returns how many children were left (0: none).
+std::size_t end_children();
 
 /// Waits for child `pid` to end, until `deadline`: its wait status, or nullopt when it still runs then.
 std::optional<int> wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline);

@@ -16,12 +16,14 @@
 #include "commands.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 
 #include <harness/cuda_check.hpp>
 #include <harness/exit_codes.hpp>
 #include <harness/host_link.hpp>
 #include <harness/measures.hpp>
 #include <harness/problem.hpp>
+#include <harness/process_tree.hpp>
 #include <harness/result_keys.hpp>
 #include <harness/runner.hpp>
 #include <harness/timing.hpp>
@@ -432,6 +434,9 @@ int check_then_time(const TimeRequest& request, const char* argv0) {
   }
   // Nothing this process starts (the checks' and the timed runs' runners) holds the turn's socket.
   if (request.timed_turn_fd >= 0) ::fcntl(request.timed_turn_fd, F_SETFD, FD_CLOEXEC);
+  // What a check's runner orphans (a process it started where the sandbox could not forbid it) comes to this process,
+  // not to the grader, whose clean-up comes only at this run's end: it is ended before any timed run (below).
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   CheckRequest checks;
   checks.impl = request.impl;
   checks.exercises = request.exercises;
@@ -440,8 +445,9 @@ int check_then_time(const TimeRequest& request, const char* argv0) {
   std::set<std::string> failed;
   const int checked = check(checks, argv0, &failed);
   if (checked != exit_code::kOk && checked != exit_code::kTestFailure) return checked;
-  // The checks' runners are gone (check() ended them with its run): the timed runs start fresh ones, so no code of
-  // the submission that ran in a check is still there when the turn comes.
+  // The checks' runners are gone (check() ended them with its run), and so is whatever they left: the timed runs start
+  // fresh runners, so no code of the submission that ran in a check is still there when the turn comes.
+  process_tree::end_children();
   TimeRequest timed = request;
   const auto passed = [&](const std::vector<std::string>& names) {
     std::vector<std::string> kept;
