@@ -538,6 +538,13 @@ TEST_CASE("grading several labs runs every lab's checks before the first timed r
   REQUIRE(first_time != calls.end());
   CHECK(std::count(calls.begin(), calls.end(), "lab2 check copy,gemm student") == 1);  // one run for the lab
   CHECK(last_check.base() <= first_time);
+  // Each lab's check run went on to time its exercises (`time --check-seeds`): one timed run a lab, no run of its own.
+  for (const char* lab : {"lab1", "lab2"}) {
+    CAPTURE(lab);
+    CHECK_THAT(run.process.err, ContainsSubstring(std::string(lab) + " copy, gemm: check, then time, one run for all"));
+    CHECK(std::count(calls.begin(), calls.end(), std::string(lab) + " time copy,gemm student") == 1);
+  }
+  CHECK_THAT(run.process.err, !ContainsSubstring(": time, one run for all"));
   // The labs' results are as graded one by one: every exercise ok, lab after lab.
   for (const auto& lab : run.results.at("runs").at(0).at("labs"))
     for (const auto& x : lab.at("exercises")) CHECK(x.at("status") == "ok");
