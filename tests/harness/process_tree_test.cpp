@@ -102,7 +102,7 @@ TEST_CASE("a subreaper ends every child it has, those it adopted from a child th
       if (Clock::now() >= give_up) std::_Exit(4);
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    const std::size_t left_over = harness::process_tree::end_children();
+    const std::size_t left_over = harness::process_tree::end_children(std::chrono::seconds(10));
     const bool gone = left_over == 0 && ::kill(left, 0) != 0;  // reaped: no such process
     if (!gone) ::kill(left, SIGKILL);  // a failure must not leave it holding the test's output open
     std::_Exit(gone ? 0 : 1);

@@ -47,7 +47,7 @@ class SharedHolds {
   SharedHolds(const SharedHolds&) = delete;
   SharedHolds& operator=(const SharedHolds&) = delete;
   /// True when every hold was taken.
-  [[nodiscard]] bool complete() const { return !fds_.empty() || count_ == 0; }
+  [[nodiscard]] bool complete() const { return fds_.size() == count_; }
   const std::filesystem::path& file() const { return file_; }
   /// Hold `i`'s descriptor.
   int fd(std::size_t i) const { return fds_.at(i); }

@@ -99,6 +99,10 @@ struct TimedRun {
 std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector<ExerciseResult>& xs,
                                               const std::vector<std::size_t>& which);
 
+// The exercises of `xs` whose first timed runs may be one run, in its order: those `passed` (their check passed) and
+// graded by their time, then those timed for the report only (the student alone), which then cost no referee and
+// runner of their own.
+std::vector<std::size_t> timed_order(const std::vector<ExerciseResult>& xs, const std::vector<bool>& passed);
 // A lab's checks and its first timed runs in one referee (`labN time --check-seeds`, timed_runs.cpp): the run that
 // checks every exercise of `xs` at `check_seeds`, as the lab's check run would, then times those whose every case
 // passed as time_together() would, after the timed turn (its descriptor is host_link::kTurnFd: the caller gives the

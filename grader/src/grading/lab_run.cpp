@@ -141,9 +141,7 @@ class ExerciseGrader {
   /// After read_checks(), while another worker of the host holds the sanitizer's turn (grade_labs()): the first timed
   /// runs of the exercises whose check passed, made now rather than after the sanitizer runs. finish_grading() reads
   /// them once the sanitizer has spoken: an exercise it stops earns nothing from its timed run, as one never timed.
-  void time_before_sanitizer() {
-    if (!first_runs_) first_runs_ = time_together(ctx_, xs_, timed_order());
-  }
+  void time_before_sanitizer() { first_runs_ = time_together(ctx_, xs_, timed_order()); }
 
   /// After plan_checks(): whether its run goes on to time.
   bool times_after_checks() const { return checks_then_time_.has_value(); }
@@ -187,15 +185,8 @@ class ExerciseGrader {
     return x;
   }
 
-  // The exercises whose first timed run may be the lab's one: those whose check passed and are graded by their time,
-  // then those timed for the report only (the student alone), which then cost no referee and runner of their own.
-  std::vector<std::size_t> timed_order() const {
-    std::vector<std::size_t> order;
-    for (const bool graded_by_time : {true, false})
-      for (std::size_t i = 0; i < xs_.size(); ++i)
-        if (passed_[i] && (xs_[i].performance_max > 0) == graded_by_time) order.push_back(i);
-    return order;
-  }
+  // The exercises whose first timed run may be the lab's one: those whose check passed (lab_run::timed_order()).
+  std::vector<std::size_t> timed_order() const { return lab_run::timed_order(xs_, passed_); }
 
   std::vector<std::uint64_t> check_seeds() const {
     if (!given_seeds_.empty()) return given_seeds_;

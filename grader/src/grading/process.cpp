@@ -46,7 +46,6 @@ static_assert(kTurnFd == kResultsFd + 1, "the child's descriptors are 0 to 4, no
 constexpr int kFirstPrivateFd = 10;
 // The clean-up after a child: a process in a fork loop is caught within a few rounds; a GPU process can take
 // seconds to die after SIGKILL while the driver tears its context down.
-constexpr int kCleanupRounds = 10000;
 constexpr auto kCleanupLimit = std::chrono::seconds(10);
 // Once every writer is dead, what is left in the pipes ends with end of file; this bounds the wait if one is not.
 constexpr auto kDrainLimit = std::chrono::seconds(1);
@@ -299,32 +298,13 @@ class Turns {
   int granted_ = 0;
 };
 
-// Reaps every child that has ended; true once the caller has no child left at all.
-bool reap_children() {
-  pid_t pid;
-  while ((pid = ::waitpid(-1, nullptr, WNOHANG)) > 0) {
-  }
-  return pid < 0 && errno == ECHILD;
-}
-
 // Kills and reaps every process descended from the caller, starting with `group` (the child's process group, whose
 // leader is still an unreaped zombie, so its number cannot have been reused). Those that left the group became the
-// caller's children when their parents died (the caller is a subreaper): each round kills every child left, and
-// with it the group it leads, until waitpid reports no child. Returns how many were left when it gave up.
+// caller's children when their parents died (the caller is a subreaper): process_tree::end_children() ends them
+// round after round. Returns how many were left when it gave up.
 std::size_t kill_descendants(pid_t group) {
   ::kill(-group, SIGKILL);
-  const auto give_up = Clock::now() + kCleanupLimit;
-  for (int round = 0; round < kCleanupRounds && Clock::now() < give_up; ++round) {
-    if (reap_children()) return 0;
-    // A child's number cannot be reused before it is reaped, and only this loop reaps: the kills hit no stranger.
-    for (pid_t pid : harness::process_tree::children_of(::getpid())) {
-      ::kill(-pid, SIGKILL);
-      ::kill(pid, SIGKILL);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  if (reap_children()) return 0;
-  return std::max<std::size_t>(1, harness::process_tree::children_of(::getpid()).size());
+  return harness::process_tree::end_children(kCleanupLimit);
 }
 
 bool matches(std::string_view name, const std::vector<std::string>& patterns) {

@@ -281,14 +281,19 @@ std::map<std::size_t, TimedRun> time_together(const LabContext& ctx, std::vector
   return read_together(ctx, xs, which, together->seed, run.results, ended_as_time_may(run));
 }
 
+std::vector<std::size_t> timed_order(const std::vector<ExerciseResult>& xs, const std::vector<bool>& passed) {
+  std::vector<std::size_t> order;
+  for (const bool graded_by_time : {true, false})
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      if (passed[i] && (xs[i].performance_max > 0) == graded_by_time) order.push_back(i);
+  return order;
+}
+
 std::optional<ChecksThenTime> checks_then_time(const LabContext& ctx, const std::vector<ExerciseResult>& xs,
                                                const std::vector<std::uint64_t>& check_seeds) {
   if (ctx.manifest.host_link && ctx.options.host_link_lock) return std::nullopt;
-  std::vector<std::size_t> order;  // as timed_order() will list those that pass: graded by their time first
-  for (const bool graded_by_time : {true, false})
-    for (std::size_t i = 0; i < xs.size(); ++i)
-      if ((xs[i].performance_max > 0) == graded_by_time) order.push_back(i);
-  auto together = together_run(ctx, xs, order);
+  // Every exercise, in the order of those that will pass: the lab binary leaves out those that fail.
+  auto together = together_run(ctx, xs, timed_order(xs, std::vector<bool>(xs.size(), true)));
   if (!together) return std::nullopt;
   together->argv.insert(together->argv.end(), {"--check-seeds", join_seeds(check_seeds), "--timed-turn-fd",
                                                std::to_string(harness::host_link::kTurnFd)});

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <csignal>
@@ -74,17 +75,30 @@ void kill_tree(pid_t root) {
   for (const pid_t pid : descendants) ::kill(pid, SIGKILL);
 }
 
-std::size_t end_children() {
-  for (int round = 0; round < 100; ++round) {
-    const auto children = children_of(::getpid());
-    if (children.empty()) return 0;
-    for (const pid_t child : children) kill_tree(child);
-    int status = 0;
-    while (::waitpid(-1, &status, WNOHANG) > 0) {
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+namespace {
+
+// Reaps every child that has ended; true once the caller has no child left at all.
+bool reap_children() {
+  pid_t pid;
+  while ((pid = ::waitpid(-1, nullptr, WNOHANG)) > 0) {
   }
-  return children_of(::getpid()).size();
+  return pid < 0 && errno == ECHILD;
+}
+
+}  // namespace
+
+std::size_t end_children(std::chrono::steady_clock::duration limit) {
+  const auto give_up = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (reap_children()) return 0;
+    for (const pid_t pid : children_of(::getpid())) {
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (reap_children()) return 0;
+  return std::max<std::size_t>(1, children_of(::getpid()).size());
 }
 
 std::optional<int> wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline) {

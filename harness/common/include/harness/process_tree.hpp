@@ -25,11 +25,13 @@ std::vector<pid_t> descendants_of(pid_t root);
 /// before `root` is killed (once it is gone they are no longer its). The caller reaps `root`.
 void kill_tree(pid_t root);
 
-/// Kills (kill_tree()) and reaps every child of the caller, round after round until it has none, or gives up after a
-/// second: in a child subreaper (PR_SET_CHILD_SUBREAPER), what the children orphaned comes to it and goes too. The
-/// referee of `labN time --check-seeds` calls it between its checks and its timed runs, so that nothing a check's
-/// runner started lives on into them. Returns how many children were left (0: none).
-std::size_t end_children();
+/// Kills (SIGKILL) and reaps every child of the caller, and the process group each leads, round after round until
+/// waitpid reports no child, or gives up after `limit`: in a child subreaper (PR_SET_CHILD_SUBREAPER), what the
+/// children orphaned (a daemon, a setsid'd process) comes to it and goes too. A child's number cannot be reused before
+/// it is reaped, and only this loop reaps: the kills hit no stranger. The grader's clean-up after a run, and the
+/// referee of `labN time --check-seeds` between its checks and its timed runs, so that nothing a check's runner
+/// started lives on into them. Returns how many children were left when it gave up (0: none).
+std::size_t end_children(std::chrono::steady_clock::duration limit);
 
 /// Waits for child `pid` to end, until `deadline`: its wait status, or nullopt when it still runs then.
 std::optional<int> wait_until(pid_t pid, std::chrono::steady_clock::time_point deadline);

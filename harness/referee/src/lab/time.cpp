@@ -447,7 +447,7 @@ int check_then_time(const TimeRequest& request, const char* argv0) {
   if (checked != exit_code::kOk && checked != exit_code::kTestFailure) return checked;
   // The checks' runners are gone (check() ended them with its run), and so is whatever they left: the timed runs start
   // fresh runners, so no code of the submission that ran in a check is still there when the turn comes.
-  process_tree::end_children();
+  process_tree::end_children(std::chrono::seconds(10));
   TimeRequest timed = request;
   const auto passed = [&](const std::vector<std::string>& names) {
     std::vector<std::string> kept;
