@@ -579,11 +579,12 @@ TEST_CASE("on two GPUs the workers' sanitizer runs take turns: no two workers' r
   CHECK_THAT(timeline.out, ContainsSubstring("\n  lab1 "));
 }
 
-TEST_CASE("a worker's first timed runs come in its check runs, before the host's sanitizer turn, free or another's",
+TEST_CASE("a worker's first timed runs come in its check runs, before the host's sanitizer turn, free or another's; "
+          "the lab over the host link while the turn is another's, where its claim is free",
           "[batch][slow]") {
   FakeClass c;
   c.add_lab2();
-  c.use_host_link("02_more");  // lab 2 crosses the host link: it is never timed while the turn is another's
+  c.use_host_link("02_more");  // lab 2 crosses the host link: timed in its own run, with its claim while waiting
   c.student("alice/lab1.cu", "FAKE_LAB_MODE=good");
   c.student("alice/lab2.cu", "FAKE_LAB_MODE=good");
   // A stand-in compute-sanitizer that writes "sanitizer TOOL" into the fake lab's call log, so that the log holds every
@@ -598,17 +599,22 @@ TEST_CASE("a worker's first timed runs come in its check runs, before the host's
     fs::permissions(tool, fs::perms::owner_all);
   };
   // The batch with that tool, where `held` with another worker's turn (this host's sanitizer lock, held by the test
-  // for the batch's first 3 s): its seconds, and what it and the fake lab wrote, for the checks' messages.
+  // for the batch's first 3 s) and where `claimed` with another worker's claim on the host link (held throughout):
+  // its seconds, and what it and the fake lab wrote, for the checks' messages.
   struct Graded {
     double took = 0;
     std::string said;
   };
-  const auto grade = [&](bool finds, bool held) {
+  const auto grade = [&](bool finds, bool held, bool claimed = false) {
     write_tool(finds);
-    std::optional<grader::HostLock> turn;
+    std::optional<grader::HostLock> turn, claim;
     std::thread release;
+    fs::create_directories(c.results);
+    if (claimed) {
+      claim.emplace(c.results / (grader::host_lock_name("host-link") + ".claim"), grader::HostLock::Wait::kNo);
+      REQUIRE(claim->held());
+    }
     if (held) {
-      fs::create_directories(c.results);
       turn.emplace(c.results / grader::host_lock_name("sanitizer"), grader::HostLock::Wait::kNo);
       REQUIRE(turn->held());
       release = std::thread([&turn] {
@@ -674,33 +680,50 @@ TEST_CASE("a worker's first timed runs come in its check runs, before the host's
     CHECK(labs().at(0).at("sanitizer_wait_s").get<double>() < 1.0);
     CHECK(timed_while_waiting() == 0.0);
   }
-  SECTION("the turn another's: lab 1 timed in its check run, lab 2 (host link) after the sanitizer; the wait "
-          "recorded") {
+  SECTION("the turn another's: lab 1 timed in its check run, lab 2 (host link, its claim free) timed while "
+          "waiting; the wait recorded") {
     const auto [took, said] = grade(false, true);
+    INFO(said);
+    const auto first = first_lines();
+    REQUIRE(first.size() == 3);
+    CHECK(first.at("time lab1") < first.at("time lab2"));
+    CHECK(first.at("time lab2") < first.at("sanitizer"));
+    for (int i : {0, 1}) CHECK(labs().at(i).at("score").get<double>() == 20.0);
+    const double waited = labs().at(0).at("sanitizer_wait_s").get<double>();
+    CHECK(waited > 0.5);  // lab 2's timed runs end well within the 3 s
+    CHECK(waited < took);
+    CHECK(took >= 3.0);
+    // Lab 2's first timed runs in a step before the sanitizer's, the rest of it after; lab 1's one step after.
+    const auto [sanitizer_from, sanitizer_to] = sanitizer_step();
+    const auto one = lab_spans(1), two = lab_spans(2);
+    REQUIRE(one.size() == 1);
+    CHECK(one[0].first >= sanitizer_to);
+    REQUIRE(two.size() == 2);
+    CHECK(two[0].second <= sanitizer_from);
+    CHECK(two[1].first >= sanitizer_to);
+    CHECK(timed_while_waiting() > 0.0);
+  }
+  SECTION("the turn another's and the host link claimed by another: lab 2 (host link) after the sanitizer") {
+    const auto [took, said] = grade(false, true, true);
     INFO(said);
     const auto first = first_lines();
     REQUIRE(first.size() == 3);
     CHECK(first.at("time lab1") < first.at("sanitizer"));
     CHECK(first.at("sanitizer") < first.at("time lab2"));
     for (int i : {0, 1}) CHECK(labs().at(i).at("score").get<double>() == 20.0);
-    const double waited = labs().at(0).at("sanitizer_wait_s").get<double>();
-    CHECK(waited > 1.0);  // lab 1's checks and timed runs end well within the 3 s
-    CHECK(waited < took);
+    CHECK(labs().at(0).at("sanitizer_wait_s").get<double>() > 1.0);  // nothing to time while waiting
     CHECK(took >= 3.0);
-    // Nothing is left to time while waiting: lab 1 was timed in its check run. Each lab's own step after the turn.
     const auto [sanitizer_from, sanitizer_to] = sanitizer_step();
-    const auto one = lab_spans(1), two = lab_spans(2);
-    REQUIRE(one.size() == 1);
-    CHECK(one[0].first >= sanitizer_to);
+    const auto two = lab_spans(2);
     REQUIRE(two.size() == 1);
     CHECK(two[0].first >= sanitizer_to);
     CHECK(timed_while_waiting() == 0.0);
   }
-  SECTION("the turn another's and memcheck finding an invalid write: lab 1's timed run earns nothing") {
+  SECTION("the turn another's and memcheck finding an invalid write: neither lab's timed run earns anything") {
     INFO(grade(true, true).said);
     const auto first = first_lines();
     CHECK(first.at("time lab1") < first.at("sanitizer"));
-    CHECK(first.count("time lab2") == 0);  // stopped by the finding before its timed run
+    CHECK(first.at("time lab2") < first.at("sanitizer"));  // timed while waiting, then stopped by the finding
     const json graded = labs();  // kept alive: the loop walks a part of it
     int exercises = 0;
     for (int i : {0, 1})
@@ -709,7 +732,7 @@ TEST_CASE("a worker's first timed runs come in its check runs, before the host's
         INFO("lab " << i + 1 << " " << x.dump());
         CHECK(x.at("status") == "memory-error");
         CHECK(x.at("performance_points") == 0);
-        CHECK(x.at("timed_runs") == 0);  // lab 1's run was made, and not read
+        CHECK(x.at("timed_runs") == 0);  // each lab's run was made, and not read
         CHECK(x.at("correctness_points").get<double>() == x.at("correctness_max").get<double>());
       }
     CHECK(exercises == 4);

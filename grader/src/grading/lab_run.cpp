@@ -499,27 +499,34 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   const auto crosses_host_link = [&](std::size_t i) {
     return graders[i] && lab_check[i] && labs[i].manifest->host_link && labs[i].options.host_link_lock;
   };
+  const auto host_link_claim = [&](std::size_t i) { return labs[i].options.host_link_lock->string() + ".claim"; };
   std::deque<std::size_t> pending;
   for (const bool host_link : {true, false})
     for (std::size_t i = 0; i < labs.size(); ++i)
       if (crosses_host_link(i) == host_link) pending.push_back(i);
   std::vector<ProcessResult> sanitized;
   {
-    // While another worker holds the turn, this one times instead of waiting: the first timed runs of its labs that
-    // do not cross the host link (no claim to take), in the order above, asking for the turn again, never waiting,
-    // after each; it waits only when none is left. Its GPU is its own all the while (the other worker's sanitized
-    // runs are on theirs), and the timed runs come anyway: on four H100s a student waited 5.7 s for the turn with
-    // the GPU idle. An exercise the sanitizer stops after its timed run earns nothing from it (finish()).
-    const auto timed_while_waiting = [&](std::size_t i) {
-      return graders[i] && lab_check[i] && !crosses_host_link(i) && !graders[i]->timed();
-    };
+    // While another worker holds the turn, this one times instead of waiting: the first timed runs of its labs not
+    // yet timed (a check run times every lab but one over the host link), in the order above, a lab over the host
+    // link only with its claim (never waited for), asking for the turn again, never waiting, after each; it waits
+    // only when none is left. Its GPU is its own all the while (the other worker's sanitized runs are on theirs),
+    // and the timed runs come anyway: on four H100s a student waited 5.7 s for the turn with the GPU idle. The host's
+    // two turns so go to two workers at once, one each, where workers in step would take both one after the other,
+    // and each wait for the other's lab 07 exercise by exercise. An exercise the sanitizer stops after its timed run
+    // earns nothing from it (finish()).
+    const auto untimed = [&](std::size_t i) { return graders[i] && lab_check[i] && !graders[i]->timed(); };
     std::optional<HostLock> turn;
     if (sanitizer_lock && !lab_wide.empty())
       for (auto next = pending.begin();; ++next) {
         turn.emplace(sanitizer_lock, HostLock::Wait::kNo);
         if (turn->held()) break;
-        next = std::find_if(next, pending.end(), timed_while_waiting);
+        next = std::find_if(next, pending.end(), untimed);
         if (next == pending.end()) break;
+        std::optional<HostLock> claim;
+        if (crosses_host_link(*next)) {
+          claim.emplace(host_link_claim(*next), HostLock::Wait::kNo);
+          if (!claim->held()) continue;
+        }
         const double from = monotonic_seconds();
         graders[*next]->time_before_sanitizer();
         step.labs.push_back({results[*next].number, {from, monotonic_seconds()}});
@@ -538,7 +545,7 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     auto next = pending.begin();
     std::optional<HostLock> claim;
     if (crosses_host_link(*next)) {
-      claim.emplace(labs[*next].options.host_link_lock->string() + ".claim", HostLock::Wait::kNo);
+      claim.emplace(host_link_claim(*next), HostLock::Wait::kNo);
       const auto other =
           std::find_if(pending.begin(), pending.end(), [&](std::size_t i) { return !crosses_host_link(i); });
       if (!claim->held() && other != pending.end()) next = other;
