@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -407,28 +408,49 @@ TEST_CASE("with a GPU, a timed run reports the salt seed of its rounds: drawn fr
   std::filesystem::remove(results);
 }
 
-TEST_CASE("with a GPU, a timed run given the host link's turns waits for its turn once its runners are up",
+TEST_CASE("with a GPU, a timed run given the host link's turns holds one for its timed runs alone: asked after its "
+          "first checks, given back before its last check",
           "[labs][cli][gpu][time]") {
   if (!gpu_present()) SKIP("no GPU on this machine");
   const auto labs = lab_names();
-  if (std::find(labs.begin(), labs.end(), "lab1") == labs.end()) SKIP("lab 1 is not built");
-  const auto results = std::filesystem::temp_directory_path() / "lab1-host-link.json";
-  const auto lock = std::filesystem::temp_directory_path() / "lab1-host-link.lock";
+  if (std::find(labs.begin(), labs.end(), "lab7") == labs.end()) SKIP("lab 7 is not built");
+  const auto results = std::filesystem::temp_directory_path() / "lab7-host-link.json";
+  const auto lock = std::filesystem::temp_directory_path() / "lab7-host-link.lock";
   const int other = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   REQUIRE(other >= 0);
   REQUIRE(::flock(other, LOCK_EX) == 0);
-  std::thread other_turn([other] {  // another worker's turn: 4 s from now
-    std::this_thread::sleep_for(std::chrono::seconds(4));
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  const auto since_start = [&](Clock::time_point t) { return std::chrono::duration<double>(t - started).count(); };
+  std::thread other_turn([other] {  // another worker's turn: 5 s from now
+    std::this_thread::sleep_for(std::chrono::seconds(5));
     ::close(other);
   });
-  grader::ProcessOptions options{.argv = {std::string(COURSE_BIN_DIR) + "/lab1", "time", "--impl", "reference",
-                                          "--exercise", "dot", "--max-seconds", "0", "--results", results.string(),
-                                          "--host-link-turn-fd", std::to_string(harness::host_link::kTurnFd)},
+  // A third worker that takes the lock as soon as the run gives its turn back (tried from 5.5 s on, when the run
+  // holds it: its timed runs take more than a second): when that was.
+  std::optional<Clock::time_point> given_back;
+  std::thread third([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5500));
+    const int fd = ::open(lock.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return;
+    for (int i = 0; i < 12000 && !given_back; ++i) {
+      if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+        given_back = Clock::now();
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ::close(fd);
+  });
+  grader::ProcessOptions options{.argv = {std::string(COURSE_BIN_DIR) + "/lab7", "time", "--impl", "reference",
+                                          "--exercise", "pipeline", "--max-seconds", "0", "--results",
+                                          results.string(), "--host-link-turn-fd",
+                                          std::to_string(harness::host_link::kTurnFd)},
                                  .timeout_s = 120,
                                  .env = {{"COURSE_REQUIRE_GPU", "1"}}};
   options.turn_lock = lock;
   const auto r = grader::run_process(options);
   other_turn.join();
+  third.join();
   CAPTURE(r.exit_code, r.err);
   REQUIRE(r.exit_code == code::kOk);
   CHECK(r.turns == 1);
@@ -436,8 +458,22 @@ TEST_CASE("with a GPU, a timed run given the host link's turns waits for its tur
   std::ifstream in(results);
   const auto j = nlohmann::json::parse(in);
   CHECK(j.at("correct").get<bool>());
-  // Its context, inputs and runners came up during the other's turn; what was left of the turn was waited out.
-  CHECK(j.at("phases_s").at("host_link_wait").get<double>() > 1.0);
+  const auto& phases = j.at("phases_s");
+  CAPTURE(phases.dump());
+  // Its context, inputs, runners and first checks came during the other's turn; what was left of it was waited out.
+  CHECK(phases.at("host_link_wait").get<double>() > 1.0);
+  double before_turn = 0;  // the run's own seconds before it asked for its turn, counted from within
+  for (const char* phase : {"setup", "context", "generate", "runners", "first_checks"})
+    before_turn += phases.value(phase, 0.0);
+  CHECK(phases.at("first_checks").get<double>() > 0.05);
+  // Asked (the grader's seconds since the start, less the wait) no sooner than those phases could end.
+  CHECK(r.first_turn_s - r.turn_wait_s >= before_turn);
+  // Given back once the timed runs were done, before the last check was: the run's own seconds up to the end of its
+  // last check, the wait included, end later than the turn (the run started after the test's clock did).
+  REQUIRE(given_back);
+  CHECK(phases.at("last_check").get<double>() > 0.05);
+  CHECK(since_start(*given_back) < before_turn + phases.at("host_link_wait").get<double>() +
+                                       phases.at("timing").get<double>() + phases.at("last_check").get<double>());
   std::filesystem::remove(results);
   std::filesystem::remove(lock);
 }

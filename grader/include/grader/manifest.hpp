@@ -96,8 +96,8 @@ struct Manifest {
   std::optional<double> sampling_s;
   double full_marks_at = 1.1;    ///< full performance points at or below this multiple of the reference time
   /// `"host_link": true`: the timed runs move data between host and GPU (lab 07's copies), so one worker's timed run
-  /// is slowed by another's traffic over the host: in `grade batch` each exercise's checked and timed runs take a
-  /// turn on the host (harness/host_link.hpp), whatever GPU each worker grades on.
+  /// is slowed by another's traffic over the host: in `grade batch` each exercise's timed runs take a turn on the
+  /// host (harness/host_link.hpp), whatever GPU each worker grades on.
   bool host_link = false;
   /// `"work_queues"` (1 to 32, default 1): the hardware work queues of every CUDA process of the lab (its referee,
   /// runners and the tools around them), as CUDA_DEVICE_MAX_CONNECTIONS. CUDA's own default, 8, makes a context take

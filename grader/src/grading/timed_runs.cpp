@@ -77,9 +77,10 @@ std::vector<std::string> time_argv(const LabContext& ctx, const std::string& nam
 }
 
 // A `time` run. Where the lab's timed runs cross the host link (lab 07's copies) and other workers share the host,
-// the lab binary takes a turn on the batch's lock for each exercise's checked and timed runs, granted by run_process,
-// which stops the run's clock while it waits: no two workers time copies at once, the rest of a run (its CUDA
-// context, inputs, runners' start and end) goes on beside the others' turns, and waiting is never hanging.
+// the lab binary takes a turn on the batch's lock for each exercise's timed runs, granted by run_process, which
+// stops the run's clock while it waits: no two workers time copies at once, the rest of a run (its CUDA context,
+// inputs, runners' start and end, first and last checks) goes on beside the others' turns, and waiting is never
+// hanging.
 ProcessResult launch_time(const LabContext& ctx, std::vector<std::string> argv) {
   ProcessOptions p = ctx.process(std::move(argv), ctx.time_timeout_s);
   if (ctx.manifest.host_link && ctx.options.host_link_lock) {

@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
                        "against the reference and baseline")
       ->delimiter(',');
   time_cmd->add_option("--host-link-turn-fd", time.host_link_turn_fd,
-                       "ask for a turn through this descriptor for each exercise's checked and timed runs: grade batch "
+                       "ask for a turn through this descriptor for each exercise's timed runs: grade batch "
                        "gives it where copies cross between host and GPU, so no two workers time them at once")
       ->check(CLI::NonNegativeNumber);
   // A lab's checks and first timed runs in one referee (docs/protocol.md): a CUDA context a lab fewer, which a host

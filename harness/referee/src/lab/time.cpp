@@ -133,15 +133,6 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
     }
   }
   phase_done("runners");
-  // The host link's turn (`--host-link-turn-fd`), from the first checked run to the last: every run of a contender
-  // here crosses between host and GPU where the lab's copies do, and another worker's copies in the meantime would
-  // slow it. Setting up (context, inputs, runners) is done before the wait, its end after the turn. The grader's
-  // clock of this run stands still while it waits.
-  std::optional<host_link::Turn> turn;
-  if (request.host_link_turn_fd >= 0) {
-    turn.emplace(request.host_link_turn_fd);
-    phase_done("host_link_wait");
-  }
   /// One run of `role` on freshly poisoned outputs, checked (on the GPU where the problem allows); the runner's times,
   /// or a failure message. Problems checked only on the host (lab 07's host arrays) are checked in full before and
   /// after the timing, and each timed run at random positions (verify_sample).
@@ -172,6 +163,16 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   if (std::string failure; checked_run("student", failure), !failure.empty())
     return wrong("wrong at the timed shape " + shape.str() + ": " + failure);
   phase_done("first_checks");
+  // The host link's turn (`--host-link-turn-fd`), for the timed runs: every run of a contender here crosses between
+  // host and GPU where the lab's copies do, and another worker's copies in the meantime would slow it. What is not
+  // timed (context, inputs, runners, the first checks and the last, whose full checks of host arrays take most of a
+  // second an exercise in lab 07) comes before the wait or after the turn: each worker holds the host's one turn only
+  // as long as its samples take. The grader's clock of this run stands still while it waits.
+  std::optional<host_link::Turn> turn;
+  if (request.host_link_turn_fd >= 0) {
+    turn.emplace(request.host_link_turn_fd);
+    phase_done("host_link_wait");
+  }
 
   // Timing. Where the problem allows (refreshable()), every round gets new inputs, made on the GPU from a salt this
   // process draws, and each runner's output is kept and compared, after the round, with the reference's output of
@@ -278,6 +279,7 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   out[keys::kFreshInputsEveryRound] = fresh;
   out[keys::kStudentOnly] = request.student_only;
   out["idle_waits"] = idle_waits;
+  turn.reset();
   phase_done("timing");
 
   // The runners' samples bounded by the host clock, with the overhead of the course's two runners (their
@@ -351,7 +353,6 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   if (!last_failure.empty())
     return wrong("right during the timed runs but wrong on new inputs after them (a cached or stale result?): " +
                  last_failure);
-  turn.reset();
   if (!request.student_only) phase_done("last_check");
   out[keys::kPhasesS] = phases;
   return results.write(out, exit_code::kOk);
