@@ -462,20 +462,16 @@ TEST_CASE("with a GPU, a timed run given the host link's turns holds one for its
   CAPTURE(phases.dump());
   // Its context, inputs, runners and first checks came during the other's turn; what was left of it was waited out.
   CHECK(phases.at("host_link_wait").get<double>() > 1.0);
-  double before_turn = 0;  // the run's own seconds before it asked for its turn, counted from within
-  for (const char* phase : {"setup", "context", "generate", "runners", "first_checks"})
-    before_turn += phases.value(phase, 0.0);
-  CHECK(phases.at("first_checks").get<double>() > 0.05);
-  // Asked (the grader's seconds since the start, less the wait) no sooner than those phases could end.
-  CHECK(r.first_turn_s - r.turn_wait_s >= before_turn);
-  // Given back once the timed runs were done, before the last check was: from the grant (the grader's seconds since
-  // the start, which came just after the test's clock did) to the third worker's lock, the timed runs' seconds and
-  // not the last check's too. (From the start of the test to the grant, the lab binary's own phases miss its start,
-  // 0.6 s on an H200: its clock starts once it runs.)
+  // Held from the grant (the grader's seconds since the start, which came just after the test's clock did) to the
+  // third worker's lock: the timed runs' seconds, too short for either check of the timed shape to have been made in
+  // the turn too.
   REQUIRE(given_back);
-  CHECK(phases.at("last_check").get<double>() > 0.05);
+  const double first_checks = phases.at("first_checks").get<double>();
+  const double last_check = phases.at("last_check").get<double>();
+  CHECK(first_checks > 0.05);
+  CHECK(last_check > 0.05);
   CHECK(since_start(*given_back) - r.first_turn_s <
-        phases.at("timing").get<double>() + 0.5 * phases.at("last_check").get<double>());
+        phases.at("timing").get<double>() + 0.5 * std::min(first_checks, last_check));
   std::filesystem::remove(results);
   std::filesystem::remove(lock);
 }
