@@ -7,7 +7,11 @@
 // cudaFree(0)), work (a stream, two events, 1 MiB from the default pool, as a runner's setup does) and exit (last
 // mark to reaped: the context's teardown). Variants: the default; only cuInit (no context); the context, then
 // cudaDeviceReset() before exit; CUDA_DEVICE_MAX_CONNECTIONS=1 (one hardware work queue instead of 8);
-// CUDA_MODULE_LOADING=EAGER (every kernel of the program loaded with the context).
+// CUDA_MODULE_LOADING=EAGER (every kernel of the program loaded with the context); CUDA_DISABLE_UNIFIED_MEMORY=1
+// (read by the driver, not documented: a context registered with the unified-memory driver, whose calls grew most
+// with several workers in experiments/driver_lock, might skip that). Whether the driver honoured that last variable is
+// told apart by one process more with it set, which tries cudaMallocManaged: `managed_with_uvm_disabled` (a managed
+// allocation that fails says it did; no lab's code allocates managed memory).
 // Prints JSON on stdout.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o bench bench.cu -lcuda && ./bench > context_cost.json
@@ -37,8 +41,18 @@ double now_s() {
 
 __global__ void touch(int* p) { p[threadIdx.x] = threadIdx.x; }
 
+// The child of `managed_with_uvm_disabled`: "ok", or the error of a managed allocation, on fd 3.
+int managed_child() {
+  void* p = nullptr;
+  const cudaError_t e = cudaMallocManaged(&p, 1 << 20);
+  const std::string said = e == cudaSuccess ? "ok" : cudaGetErrorString(e);
+  if (e == cudaSuccess) cudaFree(p);
+  return write(3, said.data(), said.size()) == static_cast<ssize_t>(said.size()) ? 0 : 1;
+}
+
 // The child: "main init context work end" on fd 3.
 int child(const std::string& variant) {
+  if (variant == "managed_with_uvm_disabled") return managed_child();
   double marks[5] = {now_s(), 0, 0, 0, 0};
   if (cuInit(0) != CUDA_SUCCESS) return 1;
   marks[1] = now_s();
@@ -90,6 +104,8 @@ Process start(const std::string& variant, const std::string& self) {
     setenv("CUDA_VISIBLE_DEVICES", "0", 1);
     if (variant == "max_connections_1") setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 1);
     if (variant == "module_loading_eager") setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+    if (variant == "uvm_disabled" || variant == "managed_with_uvm_disabled")
+      setenv("CUDA_DISABLE_UNIFIED_MEMORY", "1", 1);
     execl(self.c_str(), "bench", "child", variant.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -153,12 +169,21 @@ int main(int argc, char** argv) {
   CHECK(cudaDeviceReset());
   std::printf("{\n  \"gpu\": \"%s\", \"cpus\": %ld,\n  \"rounds\": [\n", prop.name, sysconf(_SC_NPROCESSORS_ONLN));
   bool first = true;
-  for (const char* variant :
-       {"default", "cuinit_only", "reset_before_exit", "max_connections_1", "module_loading_eager", "default"})
+  for (const char* variant : {"default", "cuinit_only", "reset_before_exit", "max_connections_1",
+                              "module_loading_eager", "uvm_disabled", "default"})
     for (const int k : {1, 1, 1, 8, 8}) {
       round_of(variant, k, self, first);
       first = false;
     }
-  std::printf("\n  ]\n}\n");
+  Process managed = start("managed_with_uvm_disabled", self);
+  int status = 0;
+  waitpid(managed.pid, &status, 0);
+  char said[256] = {0};
+  const ssize_t got = read(managed.fd, said, sizeof said - 1);
+  close(managed.fd);
+  std::string text = got > 0 ? std::string(said, static_cast<std::size_t>(got)) : "no answer";
+  for (char& c : text)
+    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20) c = ' ';
+  std::printf("\n  ],\n  \"managed_with_uvm_disabled\": \"%s\"\n}\n", text.c_str());
   return 0;
 }
