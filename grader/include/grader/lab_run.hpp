@@ -138,10 +138,10 @@ struct GradeOptions {
   std::shared_ptr<ConceptTools> concepts;
   /// Told once about a problem that touches every later exercise (ncu may not read the counters); may be empty.
   std::function<void(const std::string&)> warn;
-  /// The lock file of the host link's turns: in a lab whose manifest says `host_link`, each exercise's checked and
-  /// timed runs take a turn (`labN time --host-link-turn-fd`, granted by run_process with the run's clock stopped
-  /// while it waits), so that no two workers of a batch time copies over the host at once; empty: no turns (one
-  /// `grade` is alone on its host).
+  /// The lock file of the host link's turns: in a lab whose manifest says `host_link`, each exercise's timed runs
+  /// take a turn (`labN time --host-link-turn-fd`, granted by run_process with the run's clock stopped while it
+  /// waits), so that no two workers of a batch time copies over the host at once; empty: no turns (one `grade` is
+  /// alone on its host).
   std::optional<std::filesystem::path> host_link_lock;
   /// The lock file of the host's sanitizer turns: grade_labs() holds it (flock, waited for outside every run's limit)
   /// while its labs' lab-wide sanitizer runs go, so that the workers of a batch on one host run theirs one worker
@@ -193,18 +193,20 @@ struct GradingSteps {
 /// The host's monotonic clock in seconds: what GradingSteps holds.
 double monotonic_seconds();
 
-/// Grades several labs as grade_lab() grades one, with every check of every built lab run at once first (checks are
-/// never timed), then each lab's sanitizer, timed and concept runs, lab after lab, so that no timed run shares the
-/// GPU. On an H200 that saved 1 s of the 19 s seven labs' checks took lab by lab (docs/protocol.md). The labs go in
-/// order, except where their options give the host link's lock (a batch): there a lab whose manifest says host_link
-/// goes first unless another worker has claimed the host link, and then as soon as none has or only such labs are
-/// left. With a sanitizer lock in their options (a batch), the lab-wide sanitizer runs wait for the host's sanitizer
-/// turn, and while another worker holds it the first timed runs of the labs that do not cross the host link go
-/// first, lab after lab, the turn asked for again after each; an exercise the sanitizer then stops earns nothing from
-/// its timed run. `done` (may be empty) is called with each lab's result as soon as it is finished, in the order they
-/// ran; the results returned are in the order of `labs`. Each result's wall_s is the time since the lab that ran before
-/// it finished (the first's includes every lab's checks and sanitizer runs): they add up to the whole. `steps`, where
-/// given, gets when each step ran.
+/// Grades several labs as grade_lab() grades one, with every check of every built lab run at once first; a lab's check
+/// run goes on to its first timed runs where it may (`labN time --check-seeds`), its turn granted once every check run
+/// has ended, one lab at a time (SharedHolds in grader/host_lock.hpp), so that no timed run shares the GPU; then the
+/// lab-wide sanitizer runs, then the rest of each lab's sanitizer, timed and concept runs, lab after lab. On an H200
+/// checking every lab at once saved 1 s of the 19 s seven labs' checks took lab by lab (docs/protocol.md). The labs go
+/// in order, except where their options give the host link's lock (a batch): there a lab whose manifest says host_link
+/// goes first unless another worker has claimed the host link, and then as soon as none has or only such labs are left.
+/// With a sanitizer lock in their options (a batch), the lab-wide sanitizer runs wait for the host's sanitizer turn,
+/// and while another worker holds it the first timed runs of the labs not yet timed go first (one over the host link
+/// only where its claim is free), lab after lab, the turn asked for again after each; an exercise the sanitizer then
+/// stops earns nothing from its timed run. `done` (may be empty) is called with each lab's result as soon as it is
+/// finished, in the order they ran; the results returned are in the order of `labs`. Each result's wall_s is the time
+/// since the lab that ran before it finished (the first's includes every lab's checks and sanitizer runs): they add up
+/// to the whole. `steps`, where given, gets when each step ran.
 std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std::function<void(LabResult&)>& done,
                                   GradingSteps* steps = nullptr);
 

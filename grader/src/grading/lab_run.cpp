@@ -436,8 +436,9 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   GradingSteps unused;
   GradingSteps& step = steps ? *steps : unused;
   // Every lab's header first (a bad seed list throws here, before anything runs), then every check of every built
-  // lab at once, then every lab's lab-wide sanitizer runs at once, then the rest of each lab's sanitizer runs and its
-  // timed and concept runs, lab after lab.
+  // lab at once (each check run that may going on to time, one lab at a time once every check has ended), then every
+  // lab's lab-wide sanitizer runs at once, then the rest of each lab's sanitizer runs and its timed and concept runs,
+  // lab after lab.
   std::vector<LabResult> results;
   std::vector<std::vector<const ExerciseSpec*>> specs(labs.size());
   std::vector<std::unique_ptr<ExerciseGrader>> graders(labs.size());
