@@ -3,7 +3,9 @@ holds when its checks, its lab-wide sanitizer runs and each lab's own step ran, 
 each kind of step, the seconds in which two or more workers were in it at once, against the seconds any worker was:
 checks that start a burst of CUDA processes on every worker at once, or sanitizer runs that the host runs nearly one
 at a time, meet when the workers are in step; the host's sanitizer turn and the host link's claim are there to keep
-them apart. Records of batches older than the steps are counted and skipped.
+them apart. Each line ends with a student's seconds in that kind of step (their spans summed, over the students
+graded): what a worker's student took in it, to set against a class on fewer GPUs. Records of batches older than the
+steps are counted and skipped.
 Usage: python3 scripts/class_timeline.py CLASS_JSON [CLASS_JSON ...]"""
 import collections
 import json
@@ -30,13 +32,14 @@ def overlap(spans):
 
 for path in sys.argv[1:]:
     spans = collections.defaultdict(list)  # kind of step -> [(from, to, worker)]
-    workers, older = set(), 0
+    workers, older, graded = set(), 0, 0
     for s in json.load(open(path))["students"]:
         grading = s.get("grading") or {}
         steps = grading.get("steps")
         if not steps:
             older += 1
             continue
+        graded += 1
         worker = grading.get("gpu", "")
         workers.add(worker)
         for kind in ("checks", "sanitizer"):
@@ -49,4 +52,5 @@ for path in sys.argv[1:]:
     for kind in sorted(spans, key=lambda k: (k not in ("checks", "sanitizer"), k)):
         together, anyone = overlap(spans[kind])
         share = f"{100 * together / anyone:.0f}%" if anyone > 0 else "-"
-        print(f"  {kind:<10} {together:8.1f} / {anyone:8.1f} s  ({share} of it together)")
+        each = sum(b - a for a, b, _ in spans[kind]) / graded
+        print(f"  {kind:<10} {together:8.1f} / {anyone:8.1f} s  ({share} of it together), {each:.2f} s a student")

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -31,6 +32,7 @@ namespace {
 
 using namespace grader_test;
 using Catch::Matchers::ContainsSubstring;
+using Catch::Matchers::EndsWith;
 using Catch::Matchers::StartsWith;
 using nlohmann::json;
 namespace batch = grader::batch;
@@ -562,6 +564,8 @@ TEST_CASE("on two GPUs the workers' sanitizer runs take turns: no two workers' r
     CHECK(to(steps.at("sanitizer")) <= from(labs.back().at("span")));
     sanitizer_steps.emplace_back(from(steps.at("sanitizer")), to(steps.at("sanitizer")));
   }
+  double sanitizer_s = 0;  // a student's seconds in its sanitizer step, on average
+  for (const auto& [from, to] : sanitizer_steps) sanitizer_s += (to - from) / 4.0;
   int overlapping = 0;
   for (std::size_t i = 0; i < sanitizer_steps.size(); ++i)
     for (std::size_t j = i + 1; j < sanitizer_steps.size(); ++j)
@@ -577,6 +581,13 @@ TEST_CASE("on two GPUs the workers' sanitizer runs take turns: no two workers' r
   CHECK_THAT(timeline.out, ContainsSubstring(": 2 worker(s); seconds with two or more workers in the step at once"));
   CHECK_THAT(timeline.out, ContainsSubstring("\n  sanitizer       0.0 / "));
   CHECK_THAT(timeline.out, ContainsSubstring("\n  lab1 "));
+  // And a student's seconds in each kind of step: the sanitizer's, as the records say.
+  const auto line = timeline.out.find("\n  sanitizer ");
+  REQUIRE(line != std::string::npos);
+  const auto each = timeline.out.find("), ", line);
+  REQUIRE(each != std::string::npos);
+  CHECK_THAT(timeline.out.substr(each, timeline.out.find('\n', each + 1) - each), EndsWith(" s a student"));
+  CHECK(std::abs(std::stod(timeline.out.substr(each + 3)) - sanitizer_s) < 0.01);
 }
 
 TEST_CASE("a worker's first timed runs come in its check runs, before the host's sanitizer turn, free or another's; "
