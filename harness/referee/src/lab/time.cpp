@@ -165,7 +165,7 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   phase_done("first_checks");
   // The host link's turn (`--host-link-turn-fd`), for the timed runs: every run of a contender here crosses between
   // host and GPU where the lab's copies do, and another worker's copies in the meantime would slow it. What is not
-  // timed (context, inputs, runners, the first checks and the last, whose full checks of host arrays take most of a
+  // timed (context, inputs, runners, the first checks and the last, whose full checks of host arrays take up to a
   // second an exercise in lab 07) comes before the wait or after the turn: each worker holds the host's one turn only
   // as long as its samples take. The grader's clock of this run stands still while it waits.
   std::optional<host_link::Turn> turn;
