@@ -1,13 +1,13 @@
 """Where a class's grading seconds went, a student on average (grade batch's class.json): each lab's wall time, the
 checks', the sanitizer runs' and the timed runs' wall times (summed over exercises: checks and sanitizer runs go at
-once, so their sums exceed the wall), the waits for the host's checks turn and sanitizer turn (grade batch) and the
-timed runs made instead of waiting for the latter (the spans of labs' steps that ended before the student's sanitizer
-step began), and the timed runs' phases (`phases_s` of `labN time`: CUDA context, runners' start, generate,
-host_link_wait (lab 07's wait for its turns on the host link, from 2026-11-27; before, the grader waited outside the
-run and each lab's wall against its timed runs showed it), timing, ...), with what the timed runs spent outside every
-phase (starting and ending processes), what the lab walls spent outside the timed runs (in all, and each lab's wall
-against its timed runs: the first lab to run, lab 07 in a batch where a lab over the host link goes first, also holds
-every lab's checks and sanitizer runs), and the longest a lab's sanitizer run took (the limit's yardstick).
+once, so their sums exceed the wall), the wait for the host's sanitizer turn (grade batch) and the timed runs made
+instead of waiting for it (the spans of labs' steps that ended before the student's sanitizer step began), and the
+timed runs' phases (`phases_s` of `labN time`: CUDA context, runners' start, generate, host_link_wait (lab 07's wait
+for its turns on the host link, from 2026-11-27; before, the grader waited outside the run and each lab's wall
+against its timed runs showed it), timing, ...), with what the timed runs spent outside every phase (starting and
+ending processes), what the lab walls spent outside the timed runs (in all, and each lab's wall against its timed
+runs: the first lab to run, lab 07 in a batch where a lab over the host link goes first, also holds every lab's
+checks and sanitizer runs), and the longest a lab's sanitizer run took (the limit's yardstick).
 Comparing two classes, one per GPU count, says what the workers of a several-GPU batch contend for.
 Usage: python3 scripts/class_phases.py CLASS_JSON [CLASS_JSON ...]"""
 import collections
@@ -30,9 +30,6 @@ for path in sys.argv[1:]:
                                               for lab in s["results"]["runs"][0]["labs"]), default=0)
         # The labs' first timed runs made while another worker held the turn (grade batch, from 2026-11-28).
         steps = (s.get("grading") or {}).get("steps") or {}
-        # The student's wait for the host's checks turn (grade batch, from 2026-11-29), its GPU idle.
-        if steps.get("checks_turn"):
-            totals["checks turn wait"] += steps["checks_turn"][1] - steps["checks_turn"][0]
         if steps.get("sanitizer"):
             totals["timed while waiting"] += sum(lab["span"][1] - lab["span"][0] for lab in steps.get("labs", [])
                                                       if lab["span"][1] <= steps["sanitizer"][0])
@@ -55,8 +52,8 @@ for path in sys.argv[1:]:
                         totals["phase " + phase] += seconds
     outside = totals["timed runs"] - sum(v for k, v in totals.items() if k.startswith("phase "))
     print(f"{path}: {n} students, seconds a student")
-    summed = ["lab wall", "checks turn wait", "checks (summed)", "sanitizer (summed)", "sanitizer turn wait",
-              "timed while waiting", "timed runs"]
+    summed = ["lab wall", "checks (summed)", "sanitizer (summed)", "sanitizer turn wait", "timed while waiting",
+              "timed runs"]
     for key in summed + sorted(k for k in totals if k.startswith("phase ")):
         print(f"  {key:<22} {totals[key] / n:8.2f}")
     print(f"  {'timed, outside phases':<22} {outside / n:8.2f}")

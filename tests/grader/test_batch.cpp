@@ -9,7 +9,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -24,7 +23,6 @@
 
 #include "grader/batch.hpp"
 #include "grader/host_lock.hpp"
-#include "grader/lab_run.hpp"
 #include "grader/placement.hpp"
 #include "support.hpp"
 
@@ -750,61 +748,6 @@ TEST_CASE("a worker's first timed runs come in its check runs, before the host's
       }
     CHECK(exercises == 4);
   }
-}
-
-// The host's checks turn (grade_labs()): another worker of the host, this test, holds it for the batch's first 3 s,
-// then tries it every 5 ms without waiting, letting it go at once. The worker's checks wait for it, and let it go as
-// they end: when the timed part of lab 1's check run begins (the fake lab's span log), not when that run ends.
-TEST_CASE("a worker's checks wait for the host's checks turn while another worker holds it, and let it go as they "
-          "end, before the timed runs",
-          "[batch][slow]") {
-  FakeClass c;
-  c.student("alice/lab1.cu", "FAKE_LAB_MODE=good");
-  const auto spans_log = c.dir.path / "spans.log";
-  auto env = c.env();
-  env.emplace_back("FAKE_LAB_TIME_SPAN_LOG", spans_log.string());
-  fs::create_directories(c.results);
-  const auto lock = c.results / grader::host_lock_name("checks");
-  std::optional<grader::HostLock> other;
-  other.emplace(lock, grader::HostLock::Wait::kNo);
-  REQUIRE(other->held());
-  std::atomic<bool> graded{false};
-  double released = 0;
-  std::vector<std::pair<double, bool>> tries;  // after the release: when, and whether the turn was free
-  std::thread another([&] {
-    std::this_thread::sleep_for(std::chrono::seconds(3));
-    released = grader::monotonic_seconds();
-    other.reset();
-    while (!graded) {
-      const double at = grader::monotonic_seconds();
-      tries.emplace_back(at, grader::HostLock(lock, grader::HostLock::Wait::kNo).held());
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-  });
-  const auto r = run(c.args(), env);
-  graded = true;
-  another.join();
-  INFO(r.out << r.err);
-  REQUIRE(r.exit_code == 0);
-  const json file = c.student_file("alice");
-  CHECK(file.at("runs").at(0).at("labs").at(0).at("score").get<double>() == 20.0);
-  const json& steps = file.at("grading").at("steps");
-  const double asked = steps.at("checks_turn").at(0).get<double>(), had = steps.at("checks_turn").at(1).get<double>();
-  CHECK(asked < released);  // the worker asked while the other held it (its build takes well under 3 s) ...
-  CHECK(had >= released);   // ... and waited
-  CHECK(steps.at("checks").at(0).get<double>() >= had);
-  // The timed part: its span from the turn the grader granted it to its end (200 ms at least, with the span log).
-  std::istringstream spans(read_text(spans_log));
-  long long begin_ns = 0, end_ns = 0;
-  REQUIRE(spans >> begin_ns >> end_ns);
-  const double begin = 1e-9 * static_cast<double>(begin_ns), end = 1e-9 * static_cast<double>(end_ns);
-  int free_while_checking = 0, free_while_timed = 0;
-  for (const auto& [at, free] : tries) {
-    if (at > had && at < begin) free_while_checking += free;
-    if (at > begin && at < end) free_while_timed += free;
-  }
-  CHECK(free_while_checking == 0);
-  CHECK(free_while_timed > 0);
 }
 
 TEST_CASE("grade batch sanitizes by default with the compute-sanitizer it finds, and not with --no-sanitize",

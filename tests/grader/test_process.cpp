@@ -24,7 +24,6 @@
 #include "support.hpp"
 
 using Catch::Matchers::ContainsSubstring;
-using Catch::Matchers::EndsWith;
 using grader::ProcessOptions;
 using grader::run_process;
 
@@ -467,35 +466,4 @@ TEST_CASE("a turn waits until every run started with a shared hold has asked for
   REQUIRE(after >= 0);
   CHECK(::flock(after, LOCK_EX | LOCK_NB) == 0);
   ::close(after);
-}
-
-// A host's turn held by the caller for its runs' first parts (ProcessOptions::let_go_at_first_turn_fd): grade_labs()
-// holds the host's checks turn so while its check runs check. Two runs hold shared holds and ask for a timed turn; a
-// third holds one and runs 1 s, a longer check. Each says whether another process could take the host's turn (flock
-// -n, util-linux): the third at its start (not yet: held for the checks), the one granted first at its grant (free).
-TEST_CASE("a host's turn handed to runs is let go at the first timed turn granted to them, not before",
-          "[grader][process][turns]") {
-  const grader_test::TempDir dir;
-  const auto host_turn = dir.path / "checks.lock";
-  const grader::HostLock turn(host_turn, grader::HostLock::Wait::kNo);
-  REQUIRE(turn.held());
-  const grader::SharedHolds holds(dir.path, 3);
-  REQUIRE(holds.complete());
-  const std::string free_now = "if flock -n '" + host_turn.string() + "' true; then echo free; else echo held; fi";
-  std::vector<grader::ProcessOptions> runs;
-  for (int i = 0; i < 2; ++i) {
-    runs.push_back(shell("printf T >&4; head -c1 <&4 >/dev/null; date +%s.%N; " + free_now, 10));
-    runs.back().turn_lock = holds.file();
-    runs.back().turn_shared_fd = holds.fd(static_cast<std::size_t>(i));
-    runs.back().let_go_at_first_turn_fd = turn.fd();
-  }
-  runs.push_back(shell(free_now + "; sleep 1", 10));
-  runs.back().turn_shared_fd = holds.fd(2);
-  runs.back().let_go_at_first_turn_fd = turn.fd();
-  const auto r = grader::run_processes(runs);
-  CAPTURE(r[0].out, r[1].out, r[2].out, r[0].err, r[1].err);
-  for (const auto& run : r) REQUIRE(run.exit_code == 0);
-  CHECK(r[2].out == "held\n");  // the checks go on: the turn is the caller's
-  const bool zero_first = std::stod(r[0].out) < std::stod(r[1].out);
-  CHECK_THAT(r[zero_first ? 0 : 1].out, EndsWith("free\n"));  // the first timed turn: the checks are over
 }

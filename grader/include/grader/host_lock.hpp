@@ -1,8 +1,7 @@
 #pragma once
 /// @file host_lock.hpp
 /// @brief The locks with which the workers of a batch on one host take turns for what they share (docs/batch.md): the
-/// host link's turns (ProcessOptions::turn_lock), the claim on it for a lab's timed run, the checks' turn, the
-/// sanitizer's turn.
+/// host link's turns (ProcessOptions::turn_lock), the claim on it for a lab's timed run, the sanitizer's turn.
 
 #include <filesystem>
 #include <optional>
@@ -25,16 +24,11 @@ class HostLock {
     kNo,         ///< take it only if it is free now: held() says whether it was
   };
   HostLock(const std::optional<std::filesystem::path>& file, Wait wait);
-  /// Waits for it at most `at_most_s` seconds, then goes on without it (held() false).
-  HostLock(const std::optional<std::filesystem::path>& file, double at_most_s);
   ~HostLock();
   HostLock(const HostLock&) = delete;
   HostLock& operator=(const HostLock&) = delete;
   /// True when this object holds the lock.
   [[nodiscard]] bool held() const { return fd_ >= 0; }
-  /// The descriptor whose open file description holds the lock (-1 where none is held): a flock(LOCK_UN) on it, or
-  /// on a copy inherited by a fork, lets the lock go for all of them (ProcessOptions::let_go_at_first_turn_fd).
-  [[nodiscard]] int fd() const { return fd_; }
 
  private:
   int fd_ = -1;

@@ -143,10 +143,6 @@ struct GradeOptions {
   /// waits), so that no two workers of a batch time copies over the host at once; empty: no turns (one `grade` is
   /// alone on its host).
   std::optional<std::filesystem::path> host_link_lock;
-  /// The lock file of the host's checks turns: grade_labs() holds it (flock) while its labs' check runs check, so
-  /// that the workers of a batch on one host start theirs one worker after another, waiting for it at most a few
-  /// seconds (kChecksTurnWaitS); empty: no turns (one `grade` is alone on its host).
-  std::optional<std::filesystem::path> checks_lock;
   /// The lock file of the host's sanitizer turns: grade_labs() holds it (flock, waited for outside every run's limit)
   /// while its labs' lab-wide sanitizer runs go, so that the workers of a batch on one host run theirs one worker
   /// after another, and times what it can while another holds it; empty: no turns (one `grade` is alone on its host).
@@ -187,7 +183,6 @@ struct GradingSteps {
   struct Span {
     double from = 0, to = 0;
   };
-  Span checks_turn;                        ///< the wait for the host's checks turn; empty without one
   Span checks;                             ///< every lab's check runs at once
   Span sanitizer;                          ///< the lab-wide sanitizer runs, from the turn held; empty if none ran
   /// Each lab's own step (the rest of its sanitizer runs, its timed and concept runs), by lab number, in the order run;
@@ -205,8 +200,6 @@ double monotonic_seconds();
 /// checking every lab at once saved 1 s of the 19 s seven labs' checks took lab by lab (docs/protocol.md). The labs go
 /// in order, except where their options give the host link's lock (a batch): there a lab whose manifest says host_link
 /// goes first unless another worker has claimed the host link, and then as soon as none has or only such labs are left.
-/// With a checks lock in their options (a batch), the check runs start once the host's checks turn is had (or after
-/// 20 s without it), held until their checks end (ProcessOptions::let_go_at_first_turn_fd) or every run has ended.
 /// With a sanitizer lock in their options (a batch), the lab-wide sanitizer runs wait for the host's sanitizer turn,
 /// and while another worker holds it the first timed runs of the labs not yet timed go first (one over the host link
 /// only where its claim is free), lab after lab, the turn asked for again after each; an exercise the sanitizer then

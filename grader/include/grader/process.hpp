@@ -56,11 +56,6 @@ struct ProcessOptions {
   /// started with such a hold has neither asked nor ended: grade_labs() gives one to each of a worker's check runs,
   /// those that go on to time and the others, and a lab's timed part waits for every other lab's checks. -1: none.
   int turn_shared_fd = -1;
-  /// A descriptor of the caller's on which it holds a host's turn (an exclusive flock: host_lock.hpp) for as long as
-  /// its runs' first parts take. It is let go when this run is first granted a turn on `turn_lock`, which with
-  /// `turn_shared_fd` is once every run of the caller holding such a hold has asked or ended: grade_labs() holds the
-  /// host's checks turn so while its check runs check, and lets it go itself where none is granted a turn. -1: none.
-  int let_go_at_first_turn_fd = -1;
   /// The most seconds of waiting for turns that stop the clock; waiting beyond counts against `timeout_s`.
   double turn_wait_limit_s = 3600;
   /// When set, the child runs in a fresh directory made under this folder (its TMPDIR too), removed with

@@ -88,7 +88,6 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
     options.time_timeout_s = setup.time_timeout_s;
     options.sanitizer = setup.sanitizer;
     options.host_link_lock = setup.results / host_lock_name("host-link");
-    options.checks_lock = setup.results / host_lock_name("checks");
     options.sanitizer_lock = setup.results / host_lock_name("sanitizer");
     builds.push_back({{"lab", number}, {"outcome", entry.at("outcome")}, {"message", entry.at("message")}});
     if (entry.at("outcome") == "built") {
@@ -142,8 +141,7 @@ int grade_student(const BatchSetup& setup, const StudentFiles& student, const st
   file["grading"] = {{"gpu", gpu},
                      {"cpus", format_cpu_list(allowed_cpus())},
                      {"wall_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()},
-                     {"steps", {{"checks_turn", steps.checks_turn.to > 0 ? span(steps.checks_turn) : json(nullptr)},
-                                {"checks", span(steps.checks)},
+                     {"steps", {{"checks", span(steps.checks)},
                                 {"sanitizer", steps.sanitizer.to > 0 ? span(steps.sanitizer) : json(nullptr)},
                                 {"labs", std::move(lab_steps)}}}};
   write_atomically(setup.results / "students" / (student.name + ".json"), file);

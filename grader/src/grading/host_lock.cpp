@@ -8,10 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <system_error>
-#include <thread>
 
 namespace grader {
 
@@ -27,21 +25,6 @@ HostLock::HostLock(const std::optional<std::filesystem::path>& file, Wait wait)
     if (errno == EINTR) continue;
     ::close(fd_);  // held by another (kNo), or a file system without flock
     fd_ = -1;
-  }
-}
-
-HostLock::HostLock(const std::optional<std::filesystem::path>& file, double at_most_s)
-    : fd_(file ? open_lock_file(*file) : -1) {
-  // flock() has no time limit of its own: asked again every 10 ms, which a wait of seconds does not notice.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(at_most_s);
-  while (fd_ >= 0 && ::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    if (errno == EINTR) continue;
-    if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= until) {
-      ::close(fd_);  // not free in time, or a file system without flock
-      fd_ = -1;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
 

@@ -37,10 +37,6 @@ using lab_run::stderr_hint;
 using lab_run::untrusted;
 
 constexpr double kInfoTimeoutS = 30;
-// The longest a worker waits for the host's checks turn (grade_labs()) before it checks beside the holder: long enough
-// for another worker's checks of a fair submission, which take seconds, and short enough that a submission whose
-// checks run on to their limits (minutes) holds the host's other workers up by no more than this.
-constexpr double kChecksTurnWaitS = 20;
 constexpr int kFreshSeeds = 3;  // as many as the labs' public seeds 1,2,3
 
 class ExerciseGrader {
@@ -440,7 +436,7 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   GradingSteps unused;
   GradingSteps& step = steps ? *steps : unused;
   // Every lab's header first (a bad seed list throws here, before anything runs), then every check of every built
-  // lab at once (each check run that may go on to time, one lab at a time once every check has ended), then every
+  // lab at once (each check run that may going on to time, one lab at a time once every check has ended), then every
   // lab's lab-wide sanitizer runs at once, then the rest of each lab's sanitizer runs and its timed and concept runs,
   // lab after lab.
   std::vector<LabResult> results;
@@ -471,27 +467,9 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     check.turn_shared_fd = holds.fd(*lab_check[i]);
     if (graders[i]->times_after_checks()) check.turn_lock = holds.file();
   }
-  // The checks in a turn of the host's, where a batch gives one: a worker's check runs start a CUDA process a lab, and
-  // their runners more, at once, and a host makes CUDA contexts one at a time for all its GPUs, so workers that start
-  // theirs together each wait for the other's (grading alike students from one start, they would every student).
-  // Taking turns, the second waits once, for the first's checks alone, then checks while the first times, their steps
-  // apart from then on. The turn is let go as the checks end: at the first timed turn granted to a check run that goes
-  // on to time (once every check run has asked for its turn or ended: SharedHolds), or once every run has ended.
-  std::optional<std::filesystem::path> checks_lock;
-  for (std::size_t i = 0; i < labs.size() && !checks_lock; ++i)
-    if (lab_check[i]) checks_lock = labs[i].options.checks_lock;
-  std::optional<HostLock> checks_turn;
-  if (checks_lock) {
-    step.checks_turn.from = monotonic_seconds();
-    checks_turn.emplace(checks_lock, kChecksTurnWaitS);
-    step.checks_turn.to = monotonic_seconds();
-    if (gated)
-      for (ProcessOptions& check : checks) check.let_go_at_first_turn_fd = checks_turn->fd();
-  }
   step.checks.from = monotonic_seconds();
   // All at once where gated: a run not yet started would keep its hold, and the started ones' turns, waiting.
   const std::vector<ProcessResult> runs = run_processes(checks, gated ? 0 : kUntimedRunsAtOnce);
-  checks_turn.reset();
   // Every lab's lab-wide sanitizer runs at once, as the checks (kUntimedRunsAtOnce bounds them still): lab after lab,
   // each lab's one to three runs made their contexts one at a time between two labs' timed runs.
   std::vector<SanitizerPlan> sanitizer(labs.size());

@@ -211,8 +211,8 @@ struct Streams {
   }
 };
 
-// Lets go of a flock of the caller's (ProcessOptions::turn_shared_fd, let_go_at_first_turn_fd), if any: on its open
-// file description, so that the copies other processes inherited (run_processes()' supervisors) do not keep it.
+// Lets go of the shared flock of ProcessOptions::turn_shared_fd, if any: on its open file description, so that the
+// copies other processes inherited (run_processes()' supervisors) do not keep it.
 void let_go_shared_hold(int fd) {
   if (fd >= 0) ::flock(fd, LOCK_UN);
 }
@@ -223,10 +223,8 @@ void let_go_shared_hold(int fd) {
 // it was not granted. Bytes it does not know end its turns (it goes on without them).
 class Turns {
  public:
-  // `shared`: the caller's shared hold for this run (ProcessOptions::turn_shared_fd), let go at the first ask;
-  // `until_granted`: the caller's turn let go at the first grant (ProcessOptions::let_go_at_first_turn_fd).
-  Turns(Fd socket, const fs::path& lock, int shared, int until_granted)
-      : socket_(std::move(socket)), shared_(shared), until_granted_(until_granted) {
+  // `shared`: the caller's shared hold for this run (ProcessOptions::turn_shared_fd), let go at the first ask.
+  Turns(Fd socket, const fs::path& lock, int shared) : socket_(std::move(socket)), shared_(shared) {
     lock_.reset(open_lock_file(lock));
   }
 
@@ -269,10 +267,7 @@ class Turns {
     if (lock_ && ::flock(lock_.get(), LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EINTR)) return;
     waited_s_ += seconds_between(asked_, now);
     state_ = State::kHeld;
-    if (granted_++ == 0) {
-      first_granted_ = now;
-      let_go_shared_hold(std::exchange(until_granted_, -1));
-    }
+    if (granted_++ == 0) first_granted_ = now;
     const char granted = link::kGranted;
     if (::send(socket_.get(), &granted, 1, MSG_DONTWAIT | MSG_NOSIGNAL) != 1) end(now);
   }
@@ -297,7 +292,6 @@ class Turns {
 
   Fd socket_, lock_;
   int shared_ = -1;  // the caller's, not closed here: its lock is let go (every copy of the description loses it)
-  int until_granted_ = -1;  // the caller's too, likewise
   State state_ = State::kIdle;
   Clock::time_point asked_, first_granted_;
   double waited_s_ = 0;
@@ -503,8 +497,7 @@ std::optional<Child> spawn(const ProcessOptions& options, std::string& error) {
   child.streams.captures = {Capture{{}, limit}, Capture{{}, limit}, Capture{{}, limit}};
   for (const Fd& fd : child.streams.fds)
     if (fd) ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
-  if (turns_here) child.turns.emplace(std::move(turns_here), *options.turn_lock, options.turn_shared_fd,
-                                     options.let_go_at_first_turn_fd);
+  if (turns_here) child.turns.emplace(std::move(turns_here), *options.turn_lock, options.turn_shared_fd);
   return child;
 }
 
