@@ -1,9 +1,6 @@
 // The referee's large host arrays are asked to live on huge pages (harness/huge_pages.hpp).
 #include <harness/huge_pages.hpp>
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <catch2/catch_test_macros.hpp>
 
 #include <cstdint>
@@ -12,7 +9,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <vector>
 
 namespace {
 
@@ -49,21 +45,5 @@ TEST_CASE("a large block is aligned to a huge page, advised to use huge pages, u
   INFO(flags);
   // "hg": MADV_HUGEPAGE is in force on the mapping holding the block's last byte (set even where THP is off).
   CHECK(flags.find(" hg") != std::string::npos);
-  std::free(p);
-}
-
-// The first touch of a block is made over the process's cores before the caller gets it (each fault has the kernel
-// clear its page, which a std::vector's value-initialization would do on one thread): every page of a fresh block is
-// resident already. mincore() says which pages of a range are in memory; a fresh mapping's are not until touched.
-TEST_CASE("a large block comes back with every page of it faulted in", "[harness][huge_pages]") {
-  const std::size_t bytes = std::size_t{96} << 20;  // above glibc's largest mmap threshold: a fresh mapping
-  auto* p = static_cast<unsigned char*>(harness::huge_page_allocation(bytes));
-  REQUIRE(p != nullptr);
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  std::vector<unsigned char> resident((bytes + page - 1) / page);
-  REQUIRE(::mincore(p, bytes, resident.data()) == 0);
-  std::size_t in_memory = 0;
-  for (const unsigned char r : resident) in_memory += r & 1;
-  CHECK(in_memory == resident.size());
   std::free(p);
 }

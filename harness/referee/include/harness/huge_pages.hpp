@@ -18,8 +18,7 @@ inline constexpr std::size_t kHugePageAllocationFrom = std::size_t{16} << 20;
 inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 
 /// `bytes` of uninitialized memory aligned to kHugePageBytes and advised MADV_HUGEPAGE (a hint: where the kernel has
-/// no THP it is ordinary memory), every page of it faulted in already on two threads (parallel_chunks), to be released
-/// with std::free; nullptr when the C library has no memory.
+/// no THP it is ordinary memory), to be released with std::free; nullptr when the C library has no memory.
 void* huge_page_allocation(std::size_t bytes) noexcept;
 
 }  // namespace harness
