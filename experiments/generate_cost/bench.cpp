@@ -1,7 +1,10 @@
 // Where `labN time` spends its "generate" phase: each exercise of the lab this is linked with, made and generated at
-// its timed shape in host-only mode (no GPU: the uploads are not counted, the host work is). measure.sh builds it for
-// a lab (every object of its lab sources, support kernels included; lab 5 needs cuBLAS) with two operator news and
-// times it. On the 2-core CI machine perf put about 60% of lab 1's generate in page faults and clearing.
+// its timed shape in host-only mode (no GPU: the uploads are not counted, the host work is). From the repository root,
+// after a build, for lab N (every object of its lab sources, support kernels included; lab 5 needs cuBLAS):
+//   g++ -std=c++20 -O2 -Iharness/include -I/usr/local/cuda/include experiments/generate_cost/bench.cpp \
+//       $(find build/CMakeFiles/labN_sources.dir -name '*.o') build/harness/libharness.a \
+//       -L/usr/local/cuda/lib64 -lcublas -lcudart -lpthread -o /tmp/gen && /tmp/gen
+// On the 2-core CI machine perf put about 60% of lab 1's generate in page faults and clearing.
 #include <harness/problem.hpp>
 
 #include <chrono>

@@ -7,9 +7,7 @@
 /// machine, with experiments/generate_cost/bench.cpp): lab 01's scale at 2^28 took 1.83-1.86 s there on an H200
 /// machine, 0.86-0.99 s with huge pages (experiments/grading_overhead/measure.sh). Linux's default THP mode is
 /// "madvise", and glibc's malloc does not ask, so the lab binary's operator new
-/// (harness/referee/src/lab/huge_pages_new.cpp) does, for large blocks. Its operator delete keeps them for the next
-/// block of the same size (huge_page_block()): every exercise of a lab's run, every seed of a check, made the same
-/// sizes again, and each fresh block had the kernel clear every page of it on the thread that first touched it.
+/// (harness/referee/src/lab/huge_pages_new.cpp) does, for large blocks.
 #include <cstddef>
 
 namespace harness {
@@ -22,17 +20,5 @@ inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 /// `bytes` of uninitialized memory aligned to kHugePageBytes and advised MADV_HUGEPAGE (a hint: where the kernel has
 /// no THP it is ordinary memory), to be released with std::free; nullptr when the C library has no memory.
 void* huge_page_allocation(std::size_t bytes) noexcept;
-
-/// At most this many bytes of blocks given back are kept (huge_page_block_given_back()); beyond, they are freed.
-inline constexpr std::size_t kKeptHugePageBytes = std::size_t{4} << 30;
-
-/// A block for `bytes` (at least kHugePageAllocationFrom): one given back earlier of the same size rounded to huge
-/// pages, its pages in memory already, or else a new one from huge_page_allocation(); nullptr when there is no memory.
-/// Thread-safe, and usable before any static constructor has run (the lab binary's operator new).
-void* huge_page_block(std::size_t bytes) noexcept;
-
-/// Takes back `p` if huge_page_block() handed it out (true): kept for the next block of its size while the kept
-/// blocks stay within kKeptHugePageBytes, freed otherwise. False for any other pointer, which the caller frees.
-bool huge_page_block_given_back(void* p) noexcept;
 
 }  // namespace harness
