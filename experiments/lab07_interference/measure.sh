@@ -8,6 +8,9 @@
 #   quiet    nothing
 #   cpu      a busy loop on each CPU (the host's cores or hardware threads, which a VM may not show)
 #   memory   dd from /dev/zero to /dev/null in 256 MiB blocks on each CPU (the kernel writes zeros through DRAM)
+#   bursts   on each CPU, over and over: a dd of one 1 GiB block (fresh pages the kernel clears, then zeros copied
+#            in), then a rest of 0.1 to 0.9 s: writes in bursts, as a worker's referee faulting in its inputs over
+#            all its cores did (results/2026-11-29-h200x2-6304b4f), where `memory` writes without a pause
 #   checks   every lab's check at once, over and over, on GPU 1 (another worker's check step; needs two GPUs)
 # Prints one line per exercise graded: scenario, repeat, exercise, the reference's and the student's overlap and the
 # ratio that grades it (reference over student), or for pinned_memory the median times' ratio. Run on the GPU machine
@@ -59,6 +62,9 @@ grade_lab7 cpu
 stop_burners
 on_other_half dd if=/dev/zero of=/dev/null bs=256M count=100000000
 grade_lab7 memory
+stop_burners
+on_other_half bash -c 'while :; do dd if=/dev/zero of=/dev/null bs=1G count=1; sleep "0.$((RANDOM % 9 + 1))"; done'
+grade_lab7 bursts
 stop_burners
 if [ "$gpus" -ge 2 ]; then
   (while [ ! -f "$work/stop" ]; do
