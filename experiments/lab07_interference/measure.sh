@@ -48,13 +48,20 @@ PY
   done
 }
 
-# on_other_half COMMAND...: COMMAND on each CPU of the other half, in the background (their pids in $burners).
+# on_other_half COMMAND...: COMMAND on each CPU of the other half, in the background, each in a process group of its
+# own (setsid, which a background job of a script needs no fork for: the pid in $burners leads the group), so that
+# stop_burners ends what a loop of them has started too (`bursts`' dd in flight), not the loop alone.
 burners=()
 on_other_half() {
   local c
-  for c in $(seq "$half" $((cpus - 1))); do taskset -c "$c" "$@" >/dev/null 2>&1 & burners+=($!); done
+  for c in $(seq "$half" $((cpus - 1))); do setsid taskset -c "$c" "$@" >/dev/null 2>&1 & burners+=($!); done
 }
-stop_burners() { kill "${burners[@]}" 2>/dev/null; wait "${burners[@]}" 2>/dev/null; burners=(); }
+stop_burners() {
+  local b
+  for b in "${burners[@]}"; do kill -- "-$b" 2>/dev/null; done
+  wait "${burners[@]}" 2>/dev/null
+  burners=()
+}
 
 grade_lab7 quiet
 on_other_half sh -c 'while :; do :; done'

@@ -197,8 +197,8 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   std::set<std::string> ran;  // the runners that ran in this round: a capped baseline sits rounds out
   // The baseline anchors where points start, and a grade moves little with it (df = (1 - f) dln(t_b) / ln(t_b /
   // full)), while its runs are the slowest: three samples (a median), then it sits out (with five, warp_atomic's
-  // timing phase, around a 471 ms baseline, took 2.81 s of its 4.9 s time run on an H200). Each runner ran once at this shape in the
-  // first checks above: no warm-up run.
+  // timing phase, around a 471 ms baseline, took 2.81 s of its 4.9 s time run on an H200). Each runner ran once at
+  // this shape in the first checks above: no warm-up run.
   constexpr std::size_t kBaselineSamples = 3;
   std::vector<Contender> contenders;
   for (const auto& role : roles)
