@@ -4,10 +4,12 @@ once, so their sums exceed the wall), the wait for the host's sanitizer turn (gr
 instead of waiting for it (the spans of labs' steps that ended before the student's sanitizer step began), and the
 timed runs' phases (`phases_s` of `labN time`: CUDA context, runners' start, generate, host_link_wait (lab 07's wait
 for its turns on the host link, from 2026-11-27; before, the grader waited outside the run and each lab's wall
-against its timed runs showed it), timing, ...), with what the timed runs spent outside every phase (starting and
-ending processes), what the lab walls spent outside the timed runs (in all, and each lab's wall against its timed
-runs: the first lab to run, lab 07 in a batch where a lab over the host link goes first, also holds every lab's
-checks and sanitizer runs), and the longest a lab's sanitizer run took (the limit's yardstick).
+against its timed runs showed it), timing, ...; `generate_ahead`, a first exercise's generate() made by its check run
+before the timed turn, is the checks' time, not the timed runs', and is summed apart as "generate ahead"), with what
+the timed runs spent outside every phase (starting and ending processes), what the lab walls spent outside the timed
+runs (in all, and each lab's wall against its timed runs: the first lab to run, lab 07 in a batch where a lab over
+the host link goes first, also holds every lab's checks and sanitizer runs), and the longest a lab's sanitizer run
+took (the limit's yardstick).
 Comparing two classes, one per GPU count, says what the workers of a several-GPU batch contend for.
 Usage: python3 scripts/class_phases.py CLASS_JSON [CLASS_JSON ...]"""
 import collections
@@ -48,12 +50,14 @@ for path in sys.argv[1:]:
                 totals["timed runs"] += x.get("time_s") or 0
                 totals["sanitizer (summed)"] += x.get("sanitize_s") or 0
                 for phase, seconds in (x.get("phases_s") or {}).items():
-                    if phase != "generate_device":  # a part of generate
+                    if phase == "generate_ahead":  # before the timed run's turn: its check run's seconds
+                        totals["generate ahead"] += seconds
+                    elif phase != "generate_device":  # a part of generate
                         totals["phase " + phase] += seconds
     outside = totals["timed runs"] - sum(v for k, v in totals.items() if k.startswith("phase "))
     print(f"{path}: {n} students, seconds a student")
     summed = ["lab wall", "checks (summed)", "sanitizer (summed)", "sanitizer turn wait", "timed while waiting",
-              "timed runs"]
+              "timed runs", "generate ahead"]
     for key in summed + sorted(k for k in totals if k.startswith("phase ")):
         print(f"  {key:<22} {totals[key] / n:8.2f}")
     print(f"  {'timed, outside phases':<22} {outside / n:8.2f}")

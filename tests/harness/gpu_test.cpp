@@ -347,3 +347,64 @@ TEST_CASE("with pooled device memory, a freed buffer's memory is kept for the ne
   p.run(none, nullptr);
   CHECK(p.verify().ok);
 }
+
+TEST_CASE("a problem made and generated host-only, then put on the GPU, holds what one generated there holds",
+          "[harness][gpu][ahead]") {
+  require_gpu();
+  // Random inputs (made again on the GPU from their recipe, with a pristine copy) and uploaded ones (CopyProblem).
+  class Scale final : public harness::Problem {
+   public:
+    explicit Scale(std::int64_t n) : Problem({n}), x(*this, "x", n), y(*this, "y", n) {}
+    void generate(std::uint64_t seed) override {
+      x.set(harness::random_ints(shape()[0], seed, -8, 8));
+      y.expect(std::vector<double>(x.host().begin(), x.host().end()), harness::Tolerance::exact());
+    }
+    void run(const harness::Impl&, cudaStream_t s) override {
+      CUDA_CHECK(cudaMemcpyAsync(y.data(), x.data(), shape()[0] * sizeof(float), cudaMemcpyDeviceToDevice, s));
+    }
+    [[nodiscard]] harness::Work work() const override { return {}; }
+    harness::Input<float> x;
+    harness::Output<float> y;
+  };
+  const auto values = [](const harness::Input<float>& in, std::size_t n) {
+    std::vector<float> v(n);
+    CUDA_CHECK(cudaMemcpy(v.data(), in.data(), n * sizeof(float), cudaMemcpyDeviceToHost));
+    return v;
+  };
+  constexpr std::int64_t n = 5003;
+  harness::set_host_only(true);
+  Scale ahead(n);
+  CopyProblem copy_ahead(n);
+  ahead.generate(7);
+  copy_ahead.generate(7);
+  harness::set_host_only(false);
+  REQUIRE(ahead.can_move_to_device());
+  CHECK(ahead.host_bytes() == static_cast<std::size_t>(n) * (sizeof(float) + sizeof(double)));
+  ahead.to_device();
+  copy_ahead.to_device();
+  CHECK_FALSE(ahead.can_move_to_device());  // once there, never again
+  CHECK_THROWS_AS(ahead.to_device(), std::logic_error);
+  Scale there(n);
+  there.generate(7);
+  CHECK_FALSE(there.can_move_to_device());
+  CHECK(values(ahead.x, n) == values(there.x, n));
+  CHECK(values(ahead.x, n) == ahead.x.host());
+  CHECK(values(copy_ahead.x_, n) == copy_ahead.x_.host());
+  harness::Impl none;
+  for (harness::Problem* p : std::initializer_list<harness::Problem*>{&ahead, &copy_ahead}) {
+    p->poison(nullptr);
+    CHECK_FALSE(p->verify().ok);  // outputs poisoned, as in any run
+    p->run(none, nullptr);
+    CHECK(p->verify().ok);               // right against the CPU reference made before any device memory
+    CHECK(p->verify_on_device().ok);     // and on the GPU, guards included
+    CHECK(p->verify_unchanged().ok);     // the inputs as their pristine copy (made from the recipe) says
+  }
+  // Fresh inputs from the recipe, as every timed round gets them.
+  REQUIRE(ahead.refreshable());
+  ahead.refresh_inputs(99);
+  CHECK(values(ahead.x, n) != ahead.x.host());
+  CHECK(ahead.verify_unchanged().ok);
+  // A write just past the end of the output: the guards put there by to_device() catch it.
+  CUDA_CHECK(cudaMemset(ahead.y.data() + n, 0, sizeof(float)));
+  CHECK_FALSE(ahead.verify_unchanged().ok);
+}

@@ -48,6 +48,17 @@ grader::ProcessResult run(std::vector<std::string> argv, std::vector<std::pair<s
 
 bool gpu_present() { return run({lab_names().at(0), "info"}).exit_code == code::kOk; }
 
+// /proc/meminfo's MemAvailable in GiB (0 where it cannot be read).
+double available_memory_gib() {
+  std::ifstream in("/proc/meminfo");
+  for (std::string key; in >> key;) {
+    double kib = 0;
+    if (key == "MemAvailable:" && in >> kib) return kib / (1024.0 * 1024.0);
+    std::getline(in, key);
+  }
+  return 0;
+}
+
 // The names of the first two exercises `lab list` gives.
 std::pair<std::string, std::string> first_two_exercises(const std::string& lab) {
   const auto exercises = nlohmann::json::parse(run({lab, "list"}).out)["exercises"];
@@ -503,6 +514,7 @@ TEST_CASE("with a GPU, a time run that checks first writes the check's lines, th
     grader::ProcessResult run;
     int plans = 0, cases = 0, passed = 0;
     std::vector<std::string> timed;  // the exercises of its time lines, in order
+    std::vector<nlohmann::json> phases;  // and their phases_s
   };
   const auto checks_then_time = [&](const std::string& impl) {
     const int other = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -532,6 +544,7 @@ TEST_CASE("with a GPU, a time run that checks first writes the check's lines, th
         timing = true;
         CHECK(j.at("correct") == true);
         l.timed.push_back(j.at("exercise").get<std::string>());
+        l.phases.push_back(j.at("phases_s"));
         continue;
       }
       CHECK_FALSE(timing);  // every check line before the first time line
@@ -550,6 +563,16 @@ TEST_CASE("with a GPU, a time run that checks first writes the check's lines, th
   CHECK(right.run.turns == 1);
   CHECK(right.run.turn_wait_s > 1.0);
   CHECK(right.timed == std::vector<std::string>{a, b});
+  // The first exercise's generate() was made before the turn was asked for (its host work beside the other labs'
+  // checks, not inside the turn), where the host had the memory to spare (1/16 of what was available: lab 1's first
+  // timed problem keeps 3 GiB); the second's inside the turn, as before.
+  REQUIRE(right.phases.size() == 2);
+  CAPTURE(right.phases[0].dump(), right.phases[1].dump());
+  if (available_memory_gib() >= 64) {
+    REQUIRE(right.phases[0].contains("generate_ahead"));
+    CHECK(right.phases[0].at("generate_ahead").get<double>() > right.phases[0].at("generate").get<double>());
+  }
+  CHECK_FALSE(right.phases[1].contains("generate_ahead"));
   // The reference's output shifted by one element fails every case: nothing is timed, and no turn is asked for.
   const Lines wrong = checks_then_time("mutant:shifted");
   CAPTURE(wrong.run.exit_code, wrong.run.err);

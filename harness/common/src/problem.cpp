@@ -248,16 +248,26 @@ Buffer::Buffer(Problem& owner, Role role, Element element, std::string name, std
     if (!host_.get()) host_ = SharedHostMemory(whole, !host_only_flag());
     fill_host_words(host_.get(), whole, guard_word(role));
   } else if (!host_only_flag()) {
-    if (kept(bytes)) {
-      KeptDevice k = KeptDeviceMemory::here().take(whole);
-      storage_ = std::move(k.storage);
-      ipc_ = std::move(k.ipc);
-    }
-    if (!storage_.get()) storage_ = DeviceBuffer<unsigned char>(whole, DeviceMemory::kShareable);  // for runners
-    detail::fill_words(storage_.get(), storage_.bytes(), guard_word(role), nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());  // the fill is asynchronous: finish before any stream can touch it
+    allocate_device();
   }
   owner.buffers_.push_back(this);
+}
+
+void Buffer::allocate_device() {
+  const std::size_t whole = bytes_ + 2 * kGuardBytes;
+  if (kept(bytes_)) {
+    KeptDevice k = KeptDeviceMemory::here().take(whole);
+    storage_ = std::move(k.storage);
+    ipc_ = std::move(k.ipc);
+  }
+  if (!storage_.get()) storage_ = DeviceBuffer<unsigned char>(whole, DeviceMemory::kShareable);  // for runners
+  detail::fill_words(storage_.get(), storage_.bytes(), guard_word(role_), nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());  // the fill is asynchronous: finish before any stream can touch it
+}
+
+void Buffer::to_device() {
+  if (memory_ == Memory::host) throw std::logic_error("buffer '" + name_ + "' is in host memory: made with it");
+  if (!on_device()) allocate_device();
 }
 
 Buffer::~Buffer() {
@@ -327,14 +337,29 @@ void Input<T>::set_random(RandomValues values) {
       upload(host_.data());
       return;
     }
-    if (!on_device()) return;
-    const InputDeviceTimer timer;
-    random_on_device(recipe, recipe.seed, static_cast<float*>(raw_data()), host_.size());
-    pristine_ = DeviceBuffer<T>(host_.size());
-    CUDA_CHECK(cudaMemcpy(pristine_.get(), data(), host_.size() * sizeof(T), cudaMemcpyDeviceToDevice));
+    if (on_device()) random_to_device();
   } else {
     throw std::logic_error("random values are floats (course bug)");
   }
+}
+
+template <class T>
+void Input<T>::random_to_device() {
+  if constexpr (std::is_same_v<T, float>) {
+    const InputDeviceTimer timer;
+    random_on_device(*recipe_, recipe_->seed, static_cast<float*>(raw_data()), host_.size());
+    pristine_ = DeviceBuffer<T>(host_.size());
+    CUDA_CHECK(cudaMemcpy(pristine_.get(), data(), host_.size() * sizeof(T), cudaMemcpyDeviceToDevice));
+  }
+}
+
+template <class T>
+void Input<T>::to_device() {
+  if (on_device()) return;
+  Buffer::to_device();
+  // What set() or set_random() would have put there, had the buffer had its device memory then.
+  if (recipe_) random_to_device();
+  else if (!host_.empty()) upload(host_.data());
 }
 
 template <class T>
@@ -365,6 +390,25 @@ void Problem::poison(cudaStream_t stream) {
   unjoined_.reset();
   for (Buffer* b : buffers_)
     if (b->role() != Buffer::Role::input) b->poison(stream);
+}
+
+bool Problem::can_move_to_device() const {
+  return checks_on_device() && std::none_of(buffers_.begin(), buffers_.end(), [](const Buffer* b) {
+           return b->on_device();
+         });
+}
+
+std::size_t Problem::host_bytes() const {
+  std::size_t bytes = 0;
+  for (const Buffer* b : buffers_)
+    if (b->role() == Buffer::Role::input) bytes += b->bytes();
+    else if (b->role() == Buffer::Role::output) bytes += b->bytes() / sizeof(float) * sizeof(double);  // a double each
+  return bytes;
+}
+
+void Problem::to_device() {
+  if (!can_move_to_device()) throw std::logic_error("to_device(): a problem made host-only, in device memory only");
+  for (Buffer* b : buffers_) b->to_device();
 }
 
 bool Problem::checks_on_device() const {

@@ -142,9 +142,14 @@ class Buffer {
   void upload(const void* host);
   /// False in host-only mode (set_host_only): no device memory, values stay on the host.
   [[nodiscard]] bool on_device() const { return storage_.get() != nullptr || mapped_ != nullptr; }
+  /// Referee: the device memory a buffer made in host-only mode did not get, guards set as the constructor sets them
+  /// (Problem::to_device()). An Input also puts its values there.
+  virtual void to_device();
   friend struct BufferAccess;  // the referee's checks (harness_referee)
+  friend class Problem;        // to_device()
 
  private:
+  void allocate_device();  // device memory, from the pool where it keeps this size, guards set
   Role role_;
   Element element_;
   std::string name_;
@@ -223,9 +228,13 @@ class Input : public Buffer {
   void verify_sample(std::uint64_t salt, std::vector<std::string>& problems) const;
   /// Referee: new values of the same kind, made on the GPU from the recipe's seed mixed with `salt`.
   void refresh(std::uint64_t salt);
+  /// Referee: Buffer::to_device(), then the values set() or set_random() kept on the host: uploaded, or made on the
+  /// GPU from their recipe, with their pristine copy.
+  void to_device() override;
 
  private:
   void set_random(RandomValues values);
+  void random_to_device();  // the recipe's values into the device memory, and their pristine copy
   std::vector<T> host_;
   std::optional<RandomRecipe> recipe_;
   mutable DeviceBuffer<T> pristine_;  // a device copy of the values, compared with the input after each timed run
@@ -372,6 +381,17 @@ class Problem {
   [[nodiscard]] bool refreshable() const;
   /// True when verify_on_device() checks everything verify(true) does: when no buffer is in host memory.
   [[nodiscard]] bool checks_on_device() const;
+  /// True when the problem was made in host-only mode (set_host_only) and every buffer is in device memory: then its
+  /// generate() can run before the GPU is its to use, and to_device() puts it there afterwards (`labN time
+  /// --check-seeds` does the host work of its first timed exercise before its turn). Host memory is page-locked when
+  /// it is made, which needs the GPU.
+  [[nodiscard]] bool can_move_to_device() const;
+  /// The host memory generate() keeps: a copy of every input and a double a element of every output's reference
+  /// (at most; a sampled reference keeps less).
+  [[nodiscard]] std::size_t host_bytes() const;
+  /// Referee: every buffer's device memory and every input's values on the GPU, as generate() would have put them
+  /// there had the problem not been made host-only. Throws std::logic_error unless can_move_to_device().
+  void to_device();
 
   // Referee: defined in harness_referee (checks.cpp), which no runner links.
   /// Referee: checks guards of every buffer and, when `check_contents`, that outputs match the reference and inputs

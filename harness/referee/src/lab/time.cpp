@@ -34,6 +34,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <random>
@@ -71,10 +72,62 @@ class ResultsOut {
 
 using Runners = std::map<std::string, std::unique_ptr<Runner>>;
 
+// The host work of a check run's first timed exercise (generate(): its inputs and CPU reference), done before the
+// timed turn is asked for, while the worker's other labs still check: inside the turn, one lab at a time, each lab's
+// first generate() left the GPU idle for up to a second. Made in host-only mode (set_host_only), so that nothing of it
+// touches the GPU, which may be timing another lab by then; its device part comes in the turn (Problem::to_device()).
+struct Ahead {
+  const ExerciseSpec* spec = nullptr;
+  std::unique_ptr<Problem> problem;  // generated, host-only; taken by the exercise's time_one()
+  double seconds = 0;                // what generate() took before the turn
+};
+
+// Made ahead only where the host can spare the memory: the problem's host data at most this share of what is
+// available then, since every lab of a worker keeps its own until its turn.
+constexpr std::size_t kAheadMemoryShare = 16;
+
+// /proc/meminfo's MemAvailable in bytes, or 0 where it cannot be read (then nothing is made ahead).
+std::size_t available_memory() {
+  std::ifstream in("/proc/meminfo");
+  for (std::string key; in >> key;) {
+    std::size_t kib = 0;
+    if (key == "MemAvailable:" && in >> kib) return kib * 1024;
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
+}
+
+// The first of `timed`'s exercises made and generated ahead, at its timed shape with the run's seed, as its time_one()
+// would; nothing where it cannot be (buffers in host memory, which are page-locked when made; too little memory; a
+// generate() that throws, which then throws again in the turn, where it is reported as it always was).
+Ahead make_ahead(const TimeRequest& timed) {
+  Ahead ahead;
+  const ExerciseSpec* spec = lab().find(timed.exercises.front());
+  if (!spec || !timed.shape.empty()) return ahead;
+  struct HostOnly {
+    HostOnly() { set_host_only(true); }
+    ~HostOnly() { set_host_only(false); }
+  };
+  const auto began = std::chrono::steady_clock::now();
+  try {
+    const HostOnly host_only;
+    auto problem = spec->make(spec->timed_shape);
+    if (!problem->can_move_to_device() || problem->host_bytes() > available_memory() / kAheadMemoryShare) return ahead;
+    problem->generate(timed.seed);
+    ahead.problem = std::move(problem);
+  } catch (const std::exception&) {
+    return ahead;
+  }
+  ahead.spec = spec;
+  ahead.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  return ahead;
+}
+
 // One exercise timed with `runners` (started by time(), opened here on this exercise's problem); its result written
 // to `results`. Returns the exit code: kOk, or kTestFailure where the student was wrong (time() stops there).
+// `ahead`: this exercise's problem, generated before the turn (make_ahead()), or null.
 int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::vector<std::string>& roles,
-             Runners& runners, ResultsOut& results) {
+             Runners& runners, ResultsOut& results, Ahead* ahead) {
   const Shape shape = request.shape.empty() ? spec->timed_shape : Shape::parse(request.shape);
   // Where a time run spends its seconds (the JSON's "phases_s"): what fast grading has to cut.
   const auto began = std::chrono::steady_clock::now();
@@ -89,11 +142,18 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   phase_done("context");
   const DeviceInfo device = device_info();
   Stream stream;
-  auto problem = spec->make(shape);
+  const bool made_ahead = ahead && ahead->spec == spec && ahead->problem && request.shape.empty();
+  auto problem = made_ahead ? std::move(ahead->problem) : spec->make(shape);
   phase_done("setup");
-  // The lab's generate(): its host work (inputs, CPU reference) and, within it, the inputs' trip to the GPU.
+  // The lab's generate(): its host work (inputs, CPU reference) and, within it, the inputs' trip to the GPU; or, made
+  // ahead, the trip alone (the host work's seconds, which came before the turn, as generate_ahead: not this run's).
   const double device_before = input_device_seconds();
-  problem->generate(request.seed);
+  if (made_ahead) {
+    problem->to_device();
+    phases["generate_ahead"] = ahead->seconds;
+  } else {
+    problem->generate(request.seed);
+  }
   phases["generate_device"] = input_device_seconds() - device_before;
   phase_done("generate");
   const Work work = problem->work();
@@ -360,7 +420,9 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
 
 }  // namespace
 
-int time(const TimeRequest& request) {
+namespace {
+
+int time_with(const TimeRequest& request, Ahead* ahead) {
   if (request.exercises.size() > 1 && !request.shape.empty()) {
     std::cerr << "--shape times one exercise: name one with --exercise\n";
     return exit_code::kUsage;
@@ -423,10 +485,14 @@ int time(const TimeRequest& request) {
   }
   for (const auto* spec : specs) {
     const TimeRequest r = request_for(spec);
-    if (const int rc = time_one(spec, r, roles_for(r), runners, results); rc != exit_code::kOk) return rc;
+    if (const int rc = time_one(spec, r, roles_for(r), runners, results, ahead); rc != exit_code::kOk) return rc;
   }
   return exit_code::kOk;
 }
+
+}  // namespace
+
+int time(const TimeRequest& request) { return time_with(request, nullptr); }
 
 int check_then_time(const TimeRequest& request, const char* argv0) {
   if (!request.shape.empty() || request.host_link_turn_fd >= 0) {
@@ -459,8 +525,12 @@ int check_then_time(const TimeRequest& request, const char* argv0) {
   timed.exercises = passed(request.exercises);
   timed.student_only_for = passed(request.student_only_for);
   if (timed.exercises.empty()) return checked;
+  // Before asking: the turn comes once every lab's checks have ended, so this lab's first generate() goes on beside
+  // the others' checks rather than inside its turn, and never beside a timed run (the last lab to end its checks
+  // makes the first turn wait for it, as long as its generate() would have taken in its turn).
+  Ahead ahead = make_ahead(timed);
   const host_link::Turn turn(request.timed_turn_fd);
-  const int rc = time(timed);
+  const int rc = time_with(timed, &ahead);
   return rc != exit_code::kOk ? rc : checked;
 }
 
