@@ -72,18 +72,18 @@ class ResultsOut {
 
 using Runners = std::map<std::string, std::unique_ptr<Runner>>;
 
-// The host work of a check run's first timed exercise (generate(): its inputs and CPU reference), done before the
-// timed turn is asked for, while the worker's other labs still check: inside the turn, one lab at a time, each lab's
-// first generate() left the GPU idle for up to a second. Made in host-only mode (set_host_only), so that nothing of it
-// touches the GPU, which may be timing another lab by then; its device part comes in the turn (Problem::to_device()).
+// The host work of a check run's timed exercises (generate(): their inputs and CPU references), done before the timed
+// turn is asked for, while the worker's other labs still check: inside the turn, one lab at a time, each generate()
+// left the GPU idle for up to a second. Made in host-only mode (set_host_only), so that nothing of it touches the GPU,
+// which may be timing another lab by then; the device part comes in the turn (Problem::to_device()).
 struct Ahead {
-  const ExerciseSpec* spec = nullptr;
-  std::unique_ptr<Problem> problem;  // generated, host-only; taken by the exercise's time_one()
-  double seconds = 0;                // what generate() took before the turn
+  std::map<const ExerciseSpec*, std::unique_ptr<Problem>> problems;  // generated, host-only; taken by time_one()
+  std::map<const ExerciseSpec*, double> seconds;                      // what each generate() took before the turn
 };
 
-// Made ahead only where the host can spare the memory: the problem's host data at most this share of what is
-// available then, since every lab of a worker keeps its own until its turn.
+// Made ahead only where the host can spare the memory: every problem a lab keeps ahead, the next one's host data
+// included, at most this share of the memory available when it comes to be made, since each lab of a worker keeps
+// its own until its turn (and each lab after it finds less available).
 constexpr std::size_t kAheadMemoryShare = 16;
 
 // /proc/meminfo's MemAvailable in bytes, or 0 where it cannot be read (then nothing is made ahead).
@@ -97,35 +97,39 @@ std::size_t available_memory() {
   return 0;
 }
 
-// The first of `timed`'s exercises made and generated ahead, at its timed shape with the run's seed, as its time_one()
-// would; nothing where it cannot be (buffers in host memory, which are page-locked when made; too little memory; a
-// generate() that throws, which then throws again in the turn, where it is reported as it always was).
+// `timed`'s exercises made and generated ahead, in order, each at its timed shape with the run's seed as its
+// time_one() would, until one cannot be: buffers in host memory (page-locked when made, which needs the GPU), more
+// memory than the host spares, a generate() that throws (it throws again in the turn, where it is reported as it
+// always was). Those from there on are made in the turn, as before.
 Ahead make_ahead(const TimeRequest& timed) {
   Ahead ahead;
-  const ExerciseSpec* spec = lab().find(timed.exercises.front());
-  if (!spec || !timed.shape.empty()) return ahead;
+  if (!timed.shape.empty()) return ahead;
   struct HostOnly {
     HostOnly() { set_host_only(true); }
     ~HostOnly() { set_host_only(false); }
   };
-  const auto began = std::chrono::steady_clock::now();
-  try {
-    const HostOnly host_only;
-    auto problem = spec->make(spec->timed_shape);
-    if (!problem->can_move_to_device() || problem->host_bytes() > available_memory() / kAheadMemoryShare) return ahead;
-    problem->generate(timed.seed);
-    ahead.problem = std::move(problem);
-  } catch (const std::exception&) {
-    return ahead;
+  std::size_t kept = 0;  // host bytes of the problems made ahead so far
+  for (const auto& name : timed.exercises) {
+    const ExerciseSpec* spec = lab().find(name);
+    if (!spec || ahead.problems.contains(spec)) return ahead;
+    const auto began = std::chrono::steady_clock::now();
+    try {
+      const HostOnly host_only;
+      auto problem = spec->make(spec->timed_shape);
+      const std::size_t bytes = problem->host_bytes();
+      if (!problem->can_move_to_device() || kept + bytes > available_memory() / kAheadMemoryShare) return ahead;
+      problem->generate(timed.seed);
+      kept += bytes;
+      ahead.problems[spec] = std::move(problem);
+    } catch (const std::exception&) {
+      return ahead;
+    }
+    ahead.seconds[spec] = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   }
-  ahead.spec = spec;
-  ahead.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   return ahead;
 }
 
-// One exercise timed with `runners` (started by time(), opened here on this exercise's problem); its result written
-// to `results`. Returns the exit code: kOk, or kTestFailure where the student was wrong (time() stops there).
-// `ahead`: this exercise's problem, generated before the turn (make_ahead()), or null.
+// `ahead`: the problems generated before the turn (make_ahead()), this exercise's among them or not; or null.
 int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::vector<std::string>& roles,
              Runners& runners, ResultsOut& results, Ahead* ahead) {
   const Shape shape = request.shape.empty() ? spec->timed_shape : Shape::parse(request.shape);
@@ -142,15 +146,19 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   phase_done("context");
   const DeviceInfo device = device_info();
   Stream stream;
-  const bool made_ahead = ahead && ahead->spec == spec && ahead->problem && request.shape.empty();
-  auto problem = made_ahead ? std::move(ahead->problem) : spec->make(shape);
+  std::unique_ptr<Problem> problem;
+  if (ahead && request.shape.empty())
+    if (const auto made = ahead->problems.find(spec); made != ahead->problems.end())
+      problem = std::move(made->second);
+  const bool made_ahead = problem != nullptr;
+  if (!made_ahead) problem = spec->make(shape);
   phase_done("setup");
   // The lab's generate(): its host work (inputs, CPU reference) and, within it, the inputs' trip to the GPU; or, made
   // ahead, the trip alone (the host work's seconds, which came before the turn, as generate_ahead: not this run's).
   const double device_before = input_device_seconds();
   if (made_ahead) {
     problem->to_device();
-    phases["generate_ahead"] = ahead->seconds;
+    phases["generate_ahead"] = ahead->seconds.at(spec);
   } else {
     problem->generate(request.seed);
   }
@@ -525,12 +533,13 @@ int check_then_time(const TimeRequest& request, const char* argv0) {
   timed.exercises = passed(request.exercises);
   timed.student_only_for = passed(request.student_only_for);
   if (timed.exercises.empty()) return checked;
-  // Before asking: the turn comes once every lab's checks have ended, so this lab's first generate() goes on beside
-  // the others' checks rather than inside its turn, and never beside a timed run (the last lab to end its checks
-  // makes the first turn wait for it, as long as its generate() would have taken in its turn).
+  // Before asking: the turn comes once every lab's checks have ended, so this lab's generate()s go on beside the
+  // others' checks rather than inside its turn, and never beside a timed run (the last lab to end its checks makes
+  // the first turn wait for it, as long as its generate()s would have taken in its turn).
   Ahead ahead = make_ahead(timed);
   const host_link::Turn turn(request.timed_turn_fd);
   const int rc = time_with(timed, &ahead);
+  ahead.problems.clear();  // those never timed (a wrong exercise ends the run): freed in the turn, beside no timed run
   return rc != exit_code::kOk ? rc : checked;
 }
 
