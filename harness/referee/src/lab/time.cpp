@@ -72,16 +72,20 @@ class ResultsOut {
 
 using Runners = std::map<std::string, std::unique_ptr<Runner>>;
 
-// The host work of a check run's timed exercises (generate(): their inputs and CPU references), done before the timed
-// turn is asked for, while the worker's other labs still check: inside the turn, one lab at a time, each generate()
-// left the GPU idle for up to a second. Made in host-only mode (set_host_only), so that nothing of it touches the GPU,
-// which may be timing another lab by then; the device part comes in the turn (Problem::to_device()).
+// The host work of a check run's first timed exercise (generate(): its inputs and CPU reference), done before the
+// timed turn is asked for, while the worker's other labs still check: inside the turn, one lab at a time, each
+// generate() left the GPU idle for up to a second. Made in host-only mode (set_host_only), so that nothing of it
+// touches the GPU, which may be timing another lab by then; the device part comes in the turn (Problem::to_device()).
 struct Ahead {
   std::map<const ExerciseSpec*, std::unique_ptr<Problem>> problems;  // generated, host-only; taken by time_one()
   std::map<const ExerciseSpec*, double> seconds;                      // what each generate() took before the turn
 };
 
-// Made ahead only where the host can spare the memory: every problem a lab keeps ahead, the next one's host data
+// How many of a run's exercises are made ahead: the first alone. Made ahead, a generate() is not gone but moved beside
+// the worker's checks: all of a lab's moved four times as much host work there, and the checks grew by about what the
+// turns lost, while another worker's lab 07, timed meanwhile, saw more of the host's memory written (docs/batch.md).
+constexpr std::size_t kAheadExercises = 1;
+// Made ahead only where the host can spare the memory: the problems a lab keeps ahead, the next one's host data
 // included, at most this share of the memory available when it comes to be made, since each lab of a worker keeps
 // its own until its turn (and each lab after it finds less available).
 constexpr std::size_t kAheadMemoryShare = 16;
@@ -97,10 +101,10 @@ std::size_t available_memory() {
   return 0;
 }
 
-// `timed`'s exercises made and generated ahead, in order, each at its timed shape with the run's seed as its
-// time_one() would, until one cannot be: buffers in host memory (page-locked when made, which needs the GPU), more
-// memory than the host spares, a generate() that throws (it throws again in the turn, where it is reported as it
-// always was). Those from there on are made in the turn, as before.
+// `timed`'s first kAheadExercises exercises made and generated ahead, in order, each at its timed shape with the run's
+// seed as its time_one() would, until one cannot be: buffers in host memory (page-locked when made, which needs the
+// GPU), more memory than the host spares, a generate() that throws (it throws again in the turn, where it is reported
+// as it always was). Those from there on are made in the turn, as before.
 Ahead make_ahead(const TimeRequest& timed) {
   Ahead ahead;
   if (!timed.shape.empty()) return ahead;
@@ -110,6 +114,7 @@ Ahead make_ahead(const TimeRequest& timed) {
   };
   std::size_t kept = 0;  // host bytes of the problems made ahead so far
   for (const auto& name : timed.exercises) {
+    if (ahead.problems.size() == kAheadExercises) return ahead;
     const ExerciseSpec* spec = lab().find(name);
     if (!spec || ahead.problems.contains(spec)) return ahead;
     const auto began = std::chrono::steady_clock::now();
@@ -533,9 +538,9 @@ int check_then_time(const TimeRequest& request, const char* argv0) {
   timed.exercises = passed(request.exercises);
   timed.student_only_for = passed(request.student_only_for);
   if (timed.exercises.empty()) return checked;
-  // Before asking: the turn comes once every lab's checks have ended, so this lab's generate()s go on beside the
-  // others' checks rather than inside its turn, and never beside a timed run (the last lab to end its checks makes
-  // the first turn wait for it, as long as its generate()s would have taken in its turn).
+  // Before asking: the turn comes once every lab's checks have ended, so this lab's first generate() goes on beside
+  // the others' checks rather than inside its turn, and never beside a timed run (the last lab to end its checks
+  // makes the first turn wait for it, as long as its generate() would have taken in its turn).
   Ahead ahead = make_ahead(timed);
   const host_link::Turn turn(request.timed_turn_fd);
   const int rc = time_with(timed, &ahead);
