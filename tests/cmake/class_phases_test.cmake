@@ -6,9 +6,11 @@ file(MAKE_DIRECTORY ${WORK})
 file(WRITE ${WORK}/class.json [=[
 {"students": [
  {"results": {"runs": [{"labs": [{"lab": 1, "wall_s": 3.0, "exercises": [{"name": "scale", "time_s": 2.0,
-  "phases_s": {"context": 0.25, "generate": 0.25, "generate_device": 0.2, "generate_ahead": 0.75, "timing": 1.0}}]}]}]}},
+  "phases_s": {"context": 0.25, "generate": 0.25, "generate_device": 0.2, "generate_ahead": 0.75,
+               "timing": 1.0}}]}]}]}},
  {"results": {"runs": [{"labs": [{"lab": 1, "wall_s": 3.0, "exercises": [{"name": "scale", "time_s": 2.0,
-  "phases_s": {"context": 0.25, "generate": 0.25, "generate_device": 0.2, "generate_ahead": 0.25, "timing": 1.0}}]}]}]}}
+  "phases_s": {"context": 0.25, "generate": 0.25, "generate_device": 0.2, "generate_ahead": 0.25,
+               "timing": 1.0}}]}]}]}}
 ]}
 ]=])
 execute_process(COMMAND python3 ${SCRIPT} ${WORK}/class.json
