@@ -50,6 +50,22 @@ class CopyProblem final : public harness::Problem {
   harness::Output<float> y_;
 };
 
+// A problem of random inputs (a RandomRecipe: refreshable), whose "kernel" copies them to the output.
+class Scale final : public harness::Problem {
+ public:
+  explicit Scale(std::int64_t n) : Problem({n}), x(*this, "x", n), y(*this, "y", n) {}
+  void generate(std::uint64_t seed) override {
+    x.set(harness::random_ints(shape()[0], seed, -8, 8));
+    y.expect(std::vector<double>(x.host().begin(), x.host().end()), harness::Tolerance::exact());
+  }
+  void run(const harness::Impl&, cudaStream_t s) override {
+    CUDA_CHECK(cudaMemcpyAsync(y.data(), x.data(), shape()[0] * sizeof(float), cudaMemcpyDeviceToDevice, s));
+  }
+  [[nodiscard]] harness::Work work() const override { return {}; }
+  harness::Input<float> x;
+  harness::Output<float> y;
+};
+
 }  // namespace
 
 TEST_CASE("a correct run verifies and a poisoned, unwritten output does not", "[harness][gpu]") {
@@ -169,20 +185,6 @@ TEST_CASE("the GPU makes the same random inputs as the host, for ints and floats
 
 TEST_CASE("fresh inputs change the values, and a saved output is compared with another slot", "[harness][gpu][random]") {
   require_gpu();
-  class Scale final : public harness::Problem {
-   public:
-    explicit Scale(std::int64_t n) : Problem({n}), x(*this, "x", n), y(*this, "y", n) {}
-    void generate(std::uint64_t seed) override {
-      x.set(harness::random_ints(shape()[0], seed, -8, 8));
-      y.expect(std::vector<double>(x.host().begin(), x.host().end()), harness::Tolerance::exact());
-    }
-    void run(const harness::Impl&, cudaStream_t s) override {
-      CUDA_CHECK(cudaMemcpyAsync(y.data(), x.data(), shape()[0] * sizeof(float), cudaMemcpyDeviceToDevice, s));
-    }
-    [[nodiscard]] harness::Work work() const override { return {}; }
-    harness::Input<float> x;
-    harness::Output<float> y;
-  };
   Scale p(4099);
   p.generate(1);
   REQUIRE(p.refreshable());
@@ -352,20 +354,6 @@ TEST_CASE("a problem made and generated host-only, then put on the GPU, holds wh
           "[harness][gpu][ahead]") {
   require_gpu();
   // Random inputs (made again on the GPU from their recipe, with a pristine copy) and uploaded ones (CopyProblem).
-  class Scale final : public harness::Problem {
-   public:
-    explicit Scale(std::int64_t n) : Problem({n}), x(*this, "x", n), y(*this, "y", n) {}
-    void generate(std::uint64_t seed) override {
-      x.set(harness::random_ints(shape()[0], seed, -8, 8));
-      y.expect(std::vector<double>(x.host().begin(), x.host().end()), harness::Tolerance::exact());
-    }
-    void run(const harness::Impl&, cudaStream_t s) override {
-      CUDA_CHECK(cudaMemcpyAsync(y.data(), x.data(), shape()[0] * sizeof(float), cudaMemcpyDeviceToDevice, s));
-    }
-    [[nodiscard]] harness::Work work() const override { return {}; }
-    harness::Input<float> x;
-    harness::Output<float> y;
-  };
   const auto values = [](const harness::Input<float>& in, std::size_t n) {
     std::vector<float> v(n);
     CUDA_CHECK(cudaMemcpy(v.data(), in.data(), n * sizeof(float), cudaMemcpyDeviceToHost));
