@@ -515,7 +515,7 @@ TEST_CASE("with a GPU, a time run that checks first writes the check's lines, th
   struct Lines {
     grader::ProcessResult run;
     int plans = 0, cases = 0, passed = 0;
-    std::vector<std::string> timed;  // the exercises of its time lines, in order
+    std::vector<std::string> timed;      // the exercises of its time lines, in order
     std::vector<nlohmann::json> phases;  // and their phases_s
     double released_s = 0;               // when the other let the turn go
   };
@@ -568,7 +568,7 @@ TEST_CASE("with a GPU, a time run that checks first writes the check's lines, th
   CHECK(right.cases > 0);
   CHECK(right.passed == right.cases);
   CHECK(right.run.turns == 1);
-  CHECK(right.run.turn_wait_s > 0.5);                        // asked for, and waited for
+  CHECK(right.run.turn_wait_s > 0.5);                      // asked for, and waited for
   CHECK(right.run.first_turn_s > right.released_s - 0.1);  // granted once the other let it go
   CHECK(right.timed == std::vector<std::string>{a, b});
   // The first exercise's generate() was made before the turn was asked for (its host work beside the other labs'

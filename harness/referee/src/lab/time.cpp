@@ -83,7 +83,7 @@ struct Ahead {
 
 // How many of a run's exercises are made ahead: the first alone. Made ahead, a generate() is not gone but moved beside
 // the worker's checks: all of a lab's moved four times as much host work there, and the checks grew by about what the
-// turns lost, while another worker's lab 07, timed meanwhile, saw more of the host's memory written (docs/batch.md).
+// turns saved, while another worker's lab 07, timed meanwhile, saw more of the host's memory written (docs/batch.md).
 constexpr std::size_t kAheadExercises = 1;
 // Made ahead only where the host can spare the memory: the problems a lab keeps ahead, the next one's host data
 // included, at most this share of the memory available when it comes to be made, since each lab of a worker keeps
