@@ -2,7 +2,9 @@
 batch's class.json: one worker's seconds for that student, its build aside), with its resolution. The steady state of
 gpu-check's `scaling` phase comes from when the records were written: one figure, no spread, and a few students a GPU
 give it few intervals. Here a GPU count's seconds a student on the host are its workers' mean wall over the workers,
-and its scaling against the first file graded on one GPU is that class's mean wall times the GPUs over this one's,
+and its scaling against a class graded on one GPU (the first of those graded on the most CPUs, `grading.cpus`: one
+GPU held to a part of the host's CPUs, gpu-check's g1c, is not what a second GPU is measured against, whichever
+order the files come in) is that class's mean wall times the GPUs over this one's,
 bounded by two standard errors of the ratio (each mean's standard error, the walls' standard deviation over the root
 of their count, added in quadrature relative to its mean): a goal (1.8x on two GPUs, 3.4x on four) inside the bounds
 is not decided by that many students. A class of a single student has no spread, so no bounds.
@@ -20,22 +22,32 @@ def relative_error(walls):
     return statistics.stdev(walls) / math.sqrt(len(walls)) / statistics.mean(walls)
 
 
+def cpu_count(text):
+    """How many CPUs a list such as "0-15,32-47" names (0 for none or an unreadable one)."""
+    count = 0
+    for part in (text or "").split(","):
+        first, _, last = part.strip().partition("-")
+        if first.isdigit() and (not last or last.isdigit()):
+            count += int(last or first) - int(first) + 1
+    return count
+
+
 print("scaling from each student's grading wall (one worker's seconds a student; bounds: two standard errors):")
-one_gpu = None  # (path, walls) of the first class graded on one GPU
+classes = []  # (path, walls, GPUs, CPUs of its first student) of each file with a graded student, in order
 for path in sys.argv[1:]:
     students = [s for s in json.load(open(path))["students"] if (s.get("grading") or {}).get("wall_s")]
     if not students:
         print(f"  {path}: no student with a grading wall")
         continue
-    walls = [s["grading"]["wall_s"] for s in students]
-    gpus = len({s["grading"].get("gpu") for s in students})
+    classes.append((path, [s["grading"]["wall_s"] for s in students],
+                    len({s["grading"].get("gpu") for s in students}), cpu_count(students[0]["grading"].get("cpus"))))
+one_gpu = max((c for c in classes if c[2] == 1), key=lambda c: c[3], default=None)  # the first of the most CPUs
+for path, walls, gpus, _ in classes:
     mean = statistics.mean(walls)
     line = (f"  {path}: {gpus} GPU(s), {len(walls)} student(s): {mean:.1f} s a student a worker "
             f"(walls {min(walls):.1f} to {max(walls):.1f}), {mean / gpus:.1f} s a student on the host")
-    if one_gpu is None and gpus == 1:
-        one_gpu = (path, walls)
-    elif one_gpu is not None and gpus > 1:
-        base_path, base = one_gpu
+    if one_gpu is not None and gpus > 1:
+        base_path, base = one_gpu[0], one_gpu[1]
         scaling = gpus * statistics.mean(base) / mean
         line += f", {scaling:.2f}x {base_path}"
         errors = [relative_error(base), relative_error(walls)]

@@ -1,21 +1,28 @@
 # scripts/class_scaling.py: a class's scaling from its students' grading walls, bounded by two standard errors. One GPU
 # at 50 and 52 s a student, two GPUs at 52, 54, 52 and 54 s a worker (a student with no grading wall left out): 26.5 s
 # a student on the host, 2 x 51 / 53 = 1.92x, its bounds 1.84 to 2.01. Against one GPU graded for a single student
-# (51 s), the same scaling with no bounds: one wall has no spread.
+# (51 s), the same scaling with no bounds: one wall has no spread. One GPU held to half the CPUs (60 s a student, listed
+# first) is not what the two GPUs are measured against: the one graded on the most CPUs is.
 # cmake -DWORK=DIR -DSCRIPT=scripts/class_scaling.py -P class_scaling_test.cmake
 file(MAKE_DIRECTORY ${WORK})
-function(class name walls_and_gpus)  # "WALL:GPU;..."
+function(class name walls_and_gpus)  # "WALL:GPU;..." [CPUS: the list every student was graded on]
+  set(cpus "0-31")
+  if(ARGC GREATER 2)
+    set(cpus "${ARGV2}")
+  endif()
   set(students "")
   foreach(pair ${walls_and_gpus})
     string(REPLACE ":" ";" pair "${pair}")
     list(GET pair 0 wall)
     list(GET pair 1 gpu)
-    string(APPEND students "{\"student\": \"s${wall}\", \"grading\": {\"gpu\": \"${gpu}\", \"wall_s\": ${wall}}},")
+    string(APPEND students "{\"student\": \"s${wall}\", \"grading\": {\"gpu\": \"${gpu}\", \"wall_s\": ${wall}, "
+                           "\"cpus\": \"${cpus}\"}},")
   endforeach()
   file(WRITE ${WORK}/${name}.json "{\"students\": [${students} {\"student\": \"unbuilt\", \"grading\": null}]}")
 endfunction()
 class(g1 "50:0;52:0")
 class(g1single "51:0")
+class(g1half "60:0;60:0" "0-15")
 class(g2 "52:0;54:1;52:1;54:0")
 function(expect_lines)
   execute_process(COMMAND python3 ${SCRIPT} ${ARGN} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
@@ -38,3 +45,5 @@ set(lines "${g1_line}\n"
 expect_lines(${WORK}/g1.json ${WORK}/g2.json)
 set(lines "${g2_line}, 1.92x ${WORK}/g1single.json\n")
 expect_lines(${WORK}/g1single.json ${WORK}/g2.json)
+set(lines "${g2_line}, 1.92x ${WORK}/g1.json (1.84 to 2.01)\n")
+expect_lines(${WORK}/g1half.json ${WORK}/g1.json ${WORK}/g2.json)
