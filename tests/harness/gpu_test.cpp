@@ -353,7 +353,7 @@ TEST_CASE("with pooled device memory, a freed buffer's memory is kept for the ne
 TEST_CASE("a problem made and generated host-only, then put on the GPU, holds what one generated there holds",
           "[harness][gpu][ahead]") {
   require_gpu();
-  // Random inputs (made again on the GPU from their recipe, with a pristine copy) and uploaded ones (CopyProblem).
+  // Scale's inputs are random (made again on the GPU from their recipe, with a pristine copy), CopyProblem's uploaded.
   const auto values = [](const harness::Input<float>& in, std::size_t n) {
     std::vector<float> v(n);
     CUDA_CHECK(cudaMemcpy(v.data(), in.data(), n * sizeof(float), cudaMemcpyDeviceToHost));
@@ -383,9 +383,9 @@ TEST_CASE("a problem made and generated host-only, then put on the GPU, holds wh
     p->poison(nullptr);
     CHECK_FALSE(p->verify().ok);  // outputs poisoned, as in any run
     p->run(none, nullptr);
-    CHECK(p->verify().ok);               // right against the CPU reference made before any device memory
-    CHECK(p->verify_on_device().ok);     // and on the GPU, guards included
-    CHECK(p->verify_unchanged().ok);     // the inputs as their pristine copy (made from the recipe) says
+    CHECK(p->verify().ok);            // right against the CPU reference made before any device memory
+    CHECK(p->verify_on_device().ok);  // and on the GPU, guards included
+    CHECK(p->verify_unchanged().ok);  // the inputs as their pristine copy (made from the recipe) says
   }
   // Fresh inputs from the recipe, as every timed round gets them.
   REQUIRE(ahead.refreshable());
