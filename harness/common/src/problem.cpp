@@ -266,7 +266,6 @@ void Buffer::allocate_device() {
 }
 
 void Buffer::to_device() {
-  if (memory_ == Memory::host) throw std::logic_error("buffer '" + name_ + "' is in host memory: made with it");
   if (!on_device()) allocate_device();
 }
 

@@ -142,8 +142,9 @@ class Buffer {
   void upload(const void* host);
   /// False in host-only mode (set_host_only): no device memory, values stay on the host.
   [[nodiscard]] bool on_device() const { return storage_.get() != nullptr || mapped_ != nullptr; }
-  /// Referee: the device memory a buffer made in host-only mode did not get, guards set as the constructor sets them
-  /// (Problem::to_device()). An Input also puts its values there.
+  /// Referee, through Problem::to_device() (which takes only problems of device memory alone): the device memory a
+  /// buffer made in host-only mode did not get, guards set as the constructor sets them. An Input also puts its
+  /// values there.
   virtual void to_device();
   friend struct BufferAccess;  // the referee's checks (harness_referee)
   friend class Problem;        // to_device()
@@ -228,11 +229,11 @@ class Input : public Buffer {
   void verify_sample(std::uint64_t salt, std::vector<std::string>& problems) const;
   /// Referee: new values of the same kind, made on the GPU from the recipe's seed mixed with `salt`.
   void refresh(std::uint64_t salt);
-  /// Referee: Buffer::to_device(), then the values set() or set_random() kept on the host: uploaded, or made on the
-  /// GPU from their recipe, with their pristine copy.
-  void to_device() override;
 
  private:
+  /// Buffer::to_device(), then the values set() or set_random() kept on the host: uploaded, or made on the GPU from
+  /// their recipe, with their pristine copy.
+  void to_device() override;
   void set_random(RandomValues values);
   void random_to_device();  // the recipe's values into the device memory, and their pristine copy
   std::vector<T> host_;

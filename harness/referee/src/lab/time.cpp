@@ -76,18 +76,17 @@ using Runners = std::map<std::string, std::unique_ptr<Runner>>;
 // timed turn is asked for, while the worker's other labs still check: inside the turn, one lab at a time, each
 // generate() left the GPU idle for up to a second. Made in host-only mode (set_host_only), so that nothing of it
 // touches the GPU, which may be timing another lab by then; the device part comes in the turn (Problem::to_device()).
+// The first exercise alone: made ahead, a generate() is not gone but moved beside the worker's checks, and all of a
+// lab's moved four times as much host work there, the checks growing by about what the turns saved, while another
+// worker's lab 07, timed meanwhile, saw more of the host's memory written (docs/batch.md).
 struct Ahead {
-  std::map<const ExerciseSpec*, std::unique_ptr<Problem>> problems;  // generated, host-only; taken by time_one()
-  std::map<const ExerciseSpec*, double> seconds;                      // what each generate() took before the turn
+  const ExerciseSpec* spec = nullptr;
+  std::unique_ptr<Problem> problem;  // generated, host-only; taken by the exercise's time_one()
+  double seconds = 0;                // what its generate() took before the turn
 };
 
-// How many of a run's exercises are made ahead: the first alone. Made ahead, a generate() is not gone but moved beside
-// the worker's checks: all of a lab's moved four times as much host work there, and the checks grew by about what the
-// turns saved, while another worker's lab 07, timed meanwhile, saw more of the host's memory written (docs/batch.md).
-constexpr std::size_t kAheadExercises = 1;
-// Made ahead only where the host can spare the memory: the problems a lab keeps ahead, the next one's host data
-// included, at most this share of the memory available when it comes to be made, since each lab of a worker keeps
-// its own until its turn (and each lab after it finds less available).
+// Made ahead only where the host can spare the memory: the problem's host data at most this share of the memory
+// available then, since each lab of a worker keeps its own until its turn (and each lab after it finds less).
 constexpr std::size_t kAheadMemoryShare = 16;
 
 // /proc/meminfo's MemAvailable in bytes, or 0 where it cannot be read (then nothing is made ahead).
@@ -101,40 +100,33 @@ std::size_t available_memory() {
   return 0;
 }
 
-// `timed`'s first kAheadExercises exercises made and generated ahead, in order, each at its timed shape with the run's
-// seed as its time_one() would, until one cannot be: buffers in host memory (page-locked when made, which needs the
-// GPU), more memory than the host spares, a generate() that throws (it throws again in the turn, where it is reported
-// as it always was). Those from there on are made in the turn, as before.
+// The first of `timed`'s exercises made and generated ahead, at its timed shape with the run's seed, as its time_one()
+// would; nothing where it cannot be: buffers in host memory (page-locked when made, which needs the GPU), more memory
+// than the host spares, a generate() that throws (it throws again in the turn, where it is reported as it always was).
 Ahead make_ahead(const TimeRequest& timed) {
   Ahead ahead;
-  if (!timed.shape.empty()) return ahead;
+  const ExerciseSpec* spec = lab().find(timed.exercises.front());
+  if (!spec || !timed.shape.empty()) return ahead;
   struct HostOnly {
     HostOnly() { set_host_only(true); }
     ~HostOnly() { set_host_only(false); }
   };
-  std::size_t kept = 0;  // host bytes of the problems made ahead so far
-  for (const auto& name : timed.exercises) {
-    if (ahead.problems.size() == kAheadExercises) return ahead;
-    const ExerciseSpec* spec = lab().find(name);
-    if (!spec || ahead.problems.contains(spec)) return ahead;
-    const auto began = std::chrono::steady_clock::now();
-    try {
-      const HostOnly host_only;
-      auto problem = spec->make(spec->timed_shape);
-      const std::size_t bytes = problem->host_bytes();
-      if (!problem->can_move_to_device() || kept + bytes > available_memory() / kAheadMemoryShare) return ahead;
-      problem->generate(timed.seed);
-      kept += bytes;
-      ahead.problems[spec] = std::move(problem);
-    } catch (const std::exception&) {
-      return ahead;
-    }
-    ahead.seconds[spec] = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  const auto began = std::chrono::steady_clock::now();
+  try {
+    const HostOnly host_only;
+    auto problem = spec->make(spec->timed_shape);
+    if (!problem->can_move_to_device() || problem->host_bytes() > available_memory() / kAheadMemoryShare) return ahead;
+    problem->generate(timed.seed);
+    ahead.problem = std::move(problem);
+  } catch (const std::exception&) {
+    return ahead;
   }
+  ahead.spec = spec;
+  ahead.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   return ahead;
 }
 
-// `ahead`: the problems generated before the turn (make_ahead()), this exercise's among them or not; or null.
+// `ahead`: a problem generated before the turn (make_ahead()), this exercise's or another's; or null.
 int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::vector<std::string>& roles,
              Runners& runners, ResultsOut& results, Ahead* ahead) {
   const Shape shape = request.shape.empty() ? spec->timed_shape : Shape::parse(request.shape);
@@ -151,19 +143,15 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   phase_done("context");
   const DeviceInfo device = device_info();
   Stream stream;
-  std::unique_ptr<Problem> problem;
-  if (ahead && request.shape.empty())
-    if (const auto made = ahead->problems.find(spec); made != ahead->problems.end())
-      problem = std::move(made->second);
-  const bool made_ahead = problem != nullptr;
-  if (!made_ahead) problem = spec->make(shape);
+  const bool made_ahead = ahead && ahead->spec == spec && ahead->problem && request.shape.empty();
+  auto problem = made_ahead ? std::move(ahead->problem) : spec->make(shape);
   phase_done("setup");
   // The lab's generate(): its host work (inputs, CPU reference) and, within it, the inputs' trip to the GPU; or, made
   // ahead, the trip alone (the host work's seconds, which came before the turn, as generate_ahead: not this run's).
   const double device_before = input_device_seconds();
   if (made_ahead) {
     problem->to_device();
-    phases["generate_ahead"] = ahead->seconds.at(spec);
+    phases["generate_ahead"] = ahead->seconds;
   } else {
     problem->generate(request.seed);
   }
@@ -544,7 +532,7 @@ int check_then_time(const TimeRequest& request, const char* argv0) {
   Ahead ahead = make_ahead(timed);
   const host_link::Turn turn(request.timed_turn_fd);
   const int rc = time_with(timed, &ahead);
-  ahead.problems.clear();  // those never timed (a wrong exercise ends the run): freed in the turn, beside no timed run
+  ahead.problem.reset();  // not taken where the run ended before it: freed in the turn, beside no timed run
   return rc != exit_code::kOk ? rc : checked;
 }
 
