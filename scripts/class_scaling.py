@@ -47,7 +47,7 @@ for path, walls, gpus, _ in classes:
     line = (f"  {path}: {gpus} GPU(s), {len(walls)} student(s): {mean:.1f} s a student a worker "
             f"(walls {min(walls):.1f} to {max(walls):.1f}), {mean / gpus:.1f} s a student on the host")
     if one_gpu is not None and gpus > 1:
-        base_path, base = one_gpu[0], one_gpu[1]
+        base_path, base = one_gpu[:2]
         scaling = gpus * statistics.mean(base) / mean
         line += f", {scaling:.2f}x {base_path}"
         errors = [relative_error(base), relative_error(walls)]
