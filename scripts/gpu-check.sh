@@ -22,7 +22,8 @@
 # smallest reference-as-student ratio; scaling-gN.txt and .json; scaling-gN-host.txt, the host's CPU load while
 # it ran (scripts/host_load.py); scaling-phases.txt, where a student's seconds went on each GPU count;
 # scaling-timeline.txt, how long two or more workers were in the same step at once (scripts/class_timeline.py); with
-# SCALING_ALONE_CPUS=LIST also one GPU's class held to those CPUs, g1c), `repeatability` (every lab's baseline, reference and known-middle fixture graded as the
+# SCALING_ALONE_CPUS=LIST also one GPU's class held to those CPUs, g1c; with SCALING_SHARE_CPUS=1 also each GPU count
+# above one graded with `grade batch --share-cpus`, every worker on all the CPUs, gNs), `repeatability` (every lab's baseline, reference and known-middle fixture graded as the
 # student REPEAT_BASELINE, REPEAT_REFERENCE and REPEAT_MIDDLE times, default 10, 10, 5: each exercise's performance
 # fraction over the repeats in repeatability.txt, the grades in repeatability-IMPL.json, the goals met or missed in
 # repeatability-goals.txt), `experiments` (each
@@ -403,12 +404,15 @@ if [ -n "${SCALING_DRIVER_PROBE:-}" ]; then
   nvcc -O3 -std=c++17 -arch=sm_90 -o "$probe" "$root/experiments/driver_lock/probe.cu" \
     >"$out/driver-probe-build.log" 2>&1 || { echo "no driver probe: $out/driver-probe-build.log"; probe=""; }
 fi
-for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus}; do
-  gpus=${g%c}
+shared=()
+[ "${SCALING_SHARE_CPUS:-0}" = 1 ] && for g in ${SCALING_GPUS:-$all_gpus}; do [ "$g" -gt 1 ] && shared+=("${g}s"); done
+for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus} "${shared[@]}"; do
+  gpus=${g%[cs]}
   [ "$gpus" -le "$all_gpus" ] || { echo "only $all_gpus GPU(s): no run on $g"; continue; }
   [ "$g" = 1 ] && [ -f "$out/scaling-g1.txt" ] && continue
-  cpus=() on=""
+  cpus=() on="" share=()
   [ "$g" = 1c ] && cpus=(taskset -c "$SCALING_ALONE_CPUS") on=" on CPUs $SCALING_ALONE_CPUS"
+  [ "${g%s}" != "$g" ] && share=(--share-cpus) on=" sharing the CPUs"
   sub=/tmp/course-scaling-$g
   n=$(( per * gpus ))
   hand_in_references "$sub" "$n"
@@ -434,7 +438,7 @@ for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus}; do
   fi
   start=$(date +%s.%N)
   (cd "$build" && "${cpus[@]}" ./grade batch "$sub/submissions" --results "$sub/results" --commit "$commit" \
-     --gpus "$(seq -s, 0 $(( gpus - 1 )))") >"$out/scaling-g$g.txt" 2>&1 || status=1
+     --gpus "$(seq -s, 0 $(( gpus - 1 )))" "${share[@]}") >"$out/scaling-g$g.txt" 2>&1 || status=1
   end=$(date +%s.%N)
   if [ -n "$census" ]; then
     rm -f /etc/ld.so.preload && rm -rf "/tmp/course-census-g$g" && mv /tmp/course-census "/tmp/course-census-g$g"
@@ -444,7 +448,7 @@ for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus}; do
   cp "$sub/results/class.json" "$out/scaling-g$g.json" 2>/dev/null
   {
     awk -v g="$gpus" -v on="$on" -v n="$n" -v s="$start" -v e="$end" 'BEGIN { printf "%d GPU(s)%s: %d students graded in %.1f s, %.1f s a student\n", g, on, n, e - s, (e - s) / n }'
-    # The run held to fewer CPUs is not one of the GPU counts the scaling below compares.
+    # Runs held to fewer CPUs or sharing them are not among the GPU counts the steady-state scaling below compares.
     steady_state "$sub" "$n" "$gpus" "$start" | { if [ -n "$on" ]; then sed "s/^steady state on/steady state$on,/"; else cat; fi; }
     grep '^  GPU ' "$out/scaling-g$g.txt"
     python3 "$root/scripts/host_load.py" "$out/scaling-g$g-host.txt"

@@ -346,7 +346,8 @@ TEST_CASE("grade batch grades a class: a good student, a compile error, a refusa
   CHECK_FALSE(fs::exists(c.results / "work" / "alice"));  // build folders go once the result is recorded
 }
 
-TEST_CASE("on two GPUs each worker grades on cores of its own, and timed runs over the host link take turns",
+TEST_CASE("on two GPUs each worker grades on cores of its own (all, with --share-cpus), and timed runs over the "
+          "host link take turns",
           "[batch][slow]") {
   FakeClass c;
   c.use_host_link();
@@ -355,7 +356,14 @@ TEST_CASE("on two GPUs each worker grades on cores of its own, and timed runs ov
   const auto spans_log = c.dir.path / "spans.log";
   auto env = c.env();
   env.emplace_back("FAKE_LAB_TIME_SPAN_LOG", spans_log.string());
-  const auto r = run(c.args({"--gpus", "0,1", "--jobs", "2"}), env);
+  std::vector<std::string> args = {"--gpus", "0,1", "--jobs", "2"};
+  bool shared = false;
+  SECTION("cores of its own (the default)") {}
+  SECTION("--share-cpus") {
+    shared = true;
+    args.emplace_back("--share-cpus");
+  }
+  const auto r = run(c.args(args), env);
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   std::set<std::string> gpus;
@@ -396,7 +404,12 @@ TEST_CASE("on two GPUs each worker grades on cores of its own, and timed runs ov
     std::vector<int> both;
     std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both));
     CHECK_FALSE(a.empty());
-    CHECK(both.empty());
+    if (shared) {
+      CHECK(a == grader::allowed_cpus());
+      CHECK(b == a);
+    } else {
+      CHECK(both.empty());
+    }
   }
 }
 

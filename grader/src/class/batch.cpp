@@ -134,7 +134,7 @@ struct Cli {
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   double build_timeout_s = 600;
   std::optional<double> check_timeout_s, time_timeout_s;
-  bool slurm = false, submit = false, keep_work = false, sanitize = false, no_sanitize = false;
+  bool slurm = false, submit = false, keep_work = false, sanitize = false, no_sanitize = false, share_cpus = false;
   std::string sanitizer;
   int array_size = 4;
 };
@@ -163,6 +163,8 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
   app.add_option("--time-timeout", cli.time_timeout_s, "seconds for one `time` run (default: the manifest's)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--keep-work", cli.keep_work, "keep each student's build folder (RESULTS/work/STUDENT)");
+  app.add_flag("--share-cpus", cli.share_cpus,
+               "with several GPUs, every worker on all the CPUs grade may use, not on cores of its own near its GPU");
   auto* sanitize = app.add_flag("--sanitize", cli.sanitize,
                                 "after each passing check, run it on small shapes under compute-sanitizer, as grade "
                                 "--sanitize does (the default: docs/sanitizer.md)");
@@ -326,7 +328,8 @@ int run_batch(const Cli& cli, const BatchSetup& setup, const std::vector<Student
   std::vector<std::vector<int>> near;
   for (const auto& slot : slots) near.push_back(cpus_near_gpu(slot));
   const auto allowed = allowed_cpus();
-  const auto cores = share_cpus(allowed, near, cpu_cores(allowed));
+  const auto cores = cli.share_cpus ? std::vector<std::vector<int>>(slots.size(), allowed)
+                                    : share_cpus(allowed, near, cpu_cores(allowed));
   if (slots.size() > 1)
     for (std::size_t slot = 0; slot < slots.size(); ++slot)
       fmt::print("  GPU {} graded on CPUs {}\n", slots[slot], format_cpu_list(cores[slot]));
