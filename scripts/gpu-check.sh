@@ -23,7 +23,8 @@
 # it ran (scripts/host_load.py); scaling-phases.txt, where a student's seconds went on each GPU count;
 # scaling-timeline.txt, how long two or more workers were in the same step at once (scripts/class_timeline.py); with
 # SCALING_ALONE_CPUS=LIST also one GPU's class held to those CPUs, g1c; with SCALING_SHARE_CPUS=1 also each GPU count
-# above one graded with `grade batch --share-cpus`, every worker on all the CPUs, gNs), `repeatability` (every lab's baseline, reference and known-middle fixture graded as the
+# above one graded with `grade batch --share-cpus` (each worker on all the CPUs near its GPU), gNs, before the
+# workers on cores of their own), `repeatability` (every lab's baseline, reference and known-middle fixture graded as the
 # student REPEAT_BASELINE, REPEAT_REFERENCE and REPEAT_MIDDLE times, default 10, 10, 5: each exercise's performance
 # fraction over the repeats in repeatability.txt, the grades in repeatability-IMPL.json, the goals met or missed in
 # repeatability-goals.txt), `experiments` (each
@@ -406,7 +407,7 @@ if [ -n "${SCALING_DRIVER_PROBE:-}" ]; then
 fi
 shared=()
 [ "${SCALING_SHARE_CPUS:-0}" = 1 ] && for g in ${SCALING_GPUS:-$all_gpus}; do [ "$g" -gt 1 ] && shared+=("${g}s"); done
-for g in 1 ${SCALING_ALONE_CPUS:+1c} ${SCALING_GPUS:-$all_gpus} "${shared[@]}"; do
+for g in 1 ${SCALING_ALONE_CPUS:+1c} "${shared[@]}" ${SCALING_GPUS:-$all_gpus}; do
   gpus=${g%[cs]}
   [ "$gpus" -le "$all_gpus" ] || { echo "only $all_gpus GPU(s): no run on $g"; continue; }
   [ "$g" = 1 ] && [ -f "$out/scaling-g1.txt" ] && continue

@@ -346,7 +346,7 @@ TEST_CASE("grade batch grades a class: a good student, a compile error, a refusa
   CHECK_FALSE(fs::exists(c.results / "work" / "alice"));  // build folders go once the result is recorded
 }
 
-TEST_CASE("on two GPUs each worker grades on cores of its own (all, with --share-cpus), and timed runs over the "
+TEST_CASE("on two GPUs each worker grades on cores of its own (shared, with --share-cpus), and timed runs over the "
           "host link take turns",
           "[batch][slow]") {
   FakeClass c;

@@ -21,6 +21,7 @@ namespace {
 using namespace grader_test;
 using grader::format_cpu_list;
 using grader::parse_cpu_list;
+using grader::near_cpus;
 using grader::share_cpus;
 
 std::vector<int> range(int first, int last) {
@@ -76,6 +77,15 @@ TEST_CASE("each GPU's worker gets cores of its own, near its GPU", "[grader][pla
   SECTION("one GPU (a Slurm task): the allowed cores whole, as placed") {
     CHECK(share_cpus(range(4, 7), {node1}) == std::vector<std::vector<int>>{range(4, 7)});
   }
+}
+
+TEST_CASE("with --share-cpus each GPU's worker gets every allowed CPU near its GPU, shared", "[grader][placement]") {
+  const auto node0 = range(0, 15), node1 = range(16, 31), all = range(0, 31);
+  CHECK(near_cpus(all, {node0, node0}) == std::vector<std::vector<int>>{node0, node0});
+  CHECK(near_cpus(all, {node0, node0, node1, node1}) == std::vector<std::vector<int>>{node0, node0, node1, node1});
+  CHECK(near_cpus(all, {{}, {}}) == std::vector<std::vector<int>>{all, all});  // the topology unknown
+  CHECK(near_cpus(range(8, 23), {node0, node1}) == std::vector<std::vector<int>>{range(8, 15), range(16, 23)});
+  CHECK(near_cpus(node0, {node1}) == std::vector<std::vector<int>>{node0});  // none of its node allowed
 }
 
 TEST_CASE("a GPU's nearest CPUs come from the driver's bus address and the device's local_cpulist",

@@ -33,8 +33,13 @@ std::vector<int> cpus_near_gpu(const std::string& slot,
 std::vector<std::vector<int>> cpu_cores(const std::vector<int>& cpus,
                                         const std::filesystem::path& sys_cpu = "/sys/devices/system/cpu");
 
-/// Shares `allowed` among the grading workers, one per GPU: worker i draws on the CPUs of `allowed` near its GPU
-/// (`near[i]`; all of `allowed` where that is empty or shares none), and the workers that draw on the same CPUs
+/// The CPUs each grading worker, one per GPU, draws on: those of `allowed` near its GPU (`near[i]`; all of `allowed`
+/// where that is empty or shares none). `grade batch --share-cpus` runs each worker on these whole, shared with the
+/// workers whose GPUs are near the same CPUs.
+std::vector<std::vector<int>> near_cpus(const std::vector<int>& allowed, const std::vector<std::vector<int>>& near);
+
+/// Shares `allowed` among the grading workers, one per GPU: worker i draws on near_cpus()'s i-th, and the workers
+/// that draw on the same CPUs
 /// split them into disjoint parts of (nearly) equal size, whole physical cores each (`cores`, from cpu_cores(); a CPU
 /// in none is a core of its own): two hardware threads of one core share its execution units, so a worker on one
 /// would slow the host code of a timed run on the other. Cores are taken in the order of their first CPU, so

@@ -164,7 +164,8 @@ std::optional<int> parse(int argc, char** argv, Cli& cli) {
       ->check(CLI::PositiveNumber);
   app.add_flag("--keep-work", cli.keep_work, "keep each student's build folder (RESULTS/work/STUDENT)");
   app.add_flag("--share-cpus", cli.share_cpus,
-               "with several GPUs, every worker on all the CPUs grade may use, not on cores of its own near its GPU");
+               "with several GPUs, each worker on every CPU near its GPU, shared with the workers of GPUs near the "
+               "same CPUs, not on cores of its own among them");
   auto* sanitize = app.add_flag("--sanitize", cli.sanitize,
                                 "after each passing check, run it on small shapes under compute-sanitizer, as grade "
                                 "--sanitize does (the default: docs/sanitizer.md)");
@@ -328,8 +329,7 @@ int run_batch(const Cli& cli, const BatchSetup& setup, const std::vector<Student
   std::vector<std::vector<int>> near;
   for (const auto& slot : slots) near.push_back(cpus_near_gpu(slot));
   const auto allowed = allowed_cpus();
-  const auto cores = cli.share_cpus ? std::vector<std::vector<int>>(slots.size(), allowed)
-                                    : share_cpus(allowed, near, cpu_cores(allowed));
+  const auto cores = cli.share_cpus ? near_cpus(allowed, near) : share_cpus(allowed, near, cpu_cores(allowed));
   if (slots.size() > 1)
     for (std::size_t slot = 0; slot < slots.size(); ++slot)
       fmt::print("  GPU {} graded on CPUs {}\n", slots[slot], format_cpu_list(cores[slot]));

@@ -112,16 +112,21 @@ std::vector<std::vector<int>> cpu_cores(const std::vector<int>& cpus, const fs::
   return cores;
 }
 
-std::vector<std::vector<int>> share_cpus(const std::vector<int>& allowed, const std::vector<std::vector<int>>& near,
-                                         const std::vector<std::vector<int>>& cores) {
-  const std::size_t workers = near.size();
-  if (workers <= 1 || allowed.empty()) return std::vector<std::vector<int>>(workers, allowed);
-  std::vector<std::vector<int>> pools(workers);
-  for (std::size_t i = 0; i < workers; ++i) {
+std::vector<std::vector<int>> near_cpus(const std::vector<int>& allowed, const std::vector<std::vector<int>>& near) {
+  std::vector<std::vector<int>> pools(near.size());
+  for (std::size_t i = 0; i < near.size(); ++i) {
     std::set_intersection(allowed.begin(), allowed.end(), near[i].begin(), near[i].end(),
                           std::back_inserter(pools[i]));
     if (pools[i].empty()) pools[i] = allowed;
   }
+  return pools;
+}
+
+std::vector<std::vector<int>> share_cpus(const std::vector<int>& allowed, const std::vector<std::vector<int>>& near,
+                                         const std::vector<std::vector<int>>& cores) {
+  const std::size_t workers = near.size();
+  if (workers <= 1 || allowed.empty()) return std::vector<std::vector<int>>(workers, allowed);
+  const auto pools = near_cpus(allowed, near);
   std::map<int, std::size_t> core_of;  // CPU -> its core in `cores`
   for (std::size_t c = 0; c < cores.size(); ++c)
     for (const int cpu : cores[c]) core_of[cpu] = c;
