@@ -7,11 +7,15 @@ course runners' usual gap) moved the grade; and each lab's smallest ratio: a lab
 above it is noisy, not slower as a student (the same kernel in both slots). An exercise graded by a metric (its
 manifest's `graded_by`: lab 07's pipelines, by overlap) counts there by what grades it, the reference's value of the
 metric over the student's, not by its time. Then how many timed exercises were timed again (f unresolved, or the
-clock's charge beyond 0.02: host_charge) and how many kept a charge after their retimes.
+clock's charge beyond 0.02: host_charge) and how many kept a charge after their retimes. With --per-lab also the
+spread of the ratios graded by time, the standard deviation of their logarithm: where every maximum is one run's
+luck, the spread compares two ways of grading a class (two placements of its workers) by all of their runs.
 Usage: python3 scripts/class_ratios.py CLASS_JSON [HOW_MANY] [--per-lab]"""
 import glob
 import json
+import math
 import os
+import statistics
 import sys
 
 # (lab, exercise) -> the metric that grades it, from every lab's manifest (labs/NN_name/manifest.json).
@@ -74,5 +78,12 @@ if "--per-lab" in sys.argv:
         best, best_name = min(least)
         print(f"  lab{lab}: at most {worst:.3f} ({text}){'' if worst <= 1.02 else ' ABOVE 1.02'}, "
               f"at least {best:.3f} ({best_name})")
+if "--per-lab" in sys.argv:
+    by_time = [r for (l, n), v in ratios.items() if (l, n) not in by_metric for r in v]
+    if len(by_time) > 1:
+        spread = statistics.stdev(math.log(r) for r in by_time)
+        print(f"  spread: {len(by_time)} ratios graded by time, standard deviation of their logarithm "
+              f"{100 * spread:.2f}%, {sum(r > 1.01 for r in by_time)} above 1.01, {sum(r > 1.02 for r in by_time)} "
+              "above 1.02")
 print(f"  timed again: {retimed} of {timed} timed exercises; a host charge beyond 0.02 kept by {len(charged)}"
       + (f": {', '.join(charged[:how_many])}" if charged else ""))
