@@ -5,9 +5,10 @@ instead of waiting for it (the spans of labs' steps that ended before the studen
 timed runs' phases (`phases_s` of `labN time`: CUDA context, runners' start, generate, host_link_wait (lab 07's wait
 for its turns on the host link, from 2026-11-27; before, the grader waited outside the run and each lab's wall
 against its timed runs showed it), timing, ...; `generate_ahead`, a first exercise's generate() made by its check run
-before the timed turn, is the checks' time, not the timed runs', and is summed apart as "generate ahead"), with what
-the timed runs spent outside every phase (starting and ending processes), what the lab walls spent outside the timed
-runs (in all, and each lab's wall against its timed runs: the first lab to run, lab 07 in a batch where a lab over
+before the timed turn, is the checks' time, not the timed runs', and is summed apart as "generate ahead";
+`generate_beside_runners`, a second exercise's host work made in the turn while the runners start, is a phase), with
+what the timed runs spent outside every phase (starting and ending processes), what the lab walls spent outside the
+timed runs (in all, and each lab's wall against its timed runs: the first lab to run, lab 07 in a batch where a lab over
 the host link goes first, also holds every lab's checks and sanitizer runs), and the longest a lab's sanitizer run
 took (the limit's yardstick).
 Comparing two classes, one per GPU count, says what the workers of a several-GPU batch contend for.

@@ -574,13 +574,17 @@ TEST_CASE("with a GPU, a time run that checks first writes the check's lines, th
   // The first exercise's generate() was made before the turn was asked for (its host work beside the other labs'
   // checks, not inside the turn), where the host had the memory to spare (1/16 of what was available: lab 1's first
   // timed problem keeps 3 GiB), the turn's part of it (its device part) far shorter than what came before; the
-  // second's inside the turn, as before.
+  // second's host work inside the turn, while the runners started (before the first exercise's own phases), its
+  // device part in its own generate phase.
   REQUIRE(right.phases.size() == 2);
   CAPTURE(right.phases[0].dump(), right.phases[1].dump());
   if (available_memory_gib() >= 64) {
     REQUIRE(right.phases[0].contains("generate_ahead"));
     CHECK(right.phases[0].at("generate_ahead").get<double>() > right.phases[0].at("generate").get<double>());
+    REQUIRE(right.phases[1].contains("generate_beside_runners"));
+    CHECK(right.phases[1].at("generate_beside_runners").get<double>() > right.phases[1].at("generate").get<double>());
   }
+  CHECK_FALSE(right.phases[0].contains("generate_beside_runners"));
   CHECK_FALSE(right.phases[1].contains("generate_ahead"));
   // The reference's output shifted by one element fails every case: nothing is timed, and no turn is asked for.
   const Lines wrong = checks_then_time("mutant:shifted");

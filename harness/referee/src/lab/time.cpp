@@ -78,11 +78,14 @@ using Runners = std::map<std::string, std::unique_ptr<Runner>>;
 // touches the GPU, which may be timing another lab by then; the device part comes in the turn (Problem::to_device()).
 // The first exercise alone: made ahead, a generate() is not gone but moved beside the worker's checks, and all of a
 // lab's moved four times as much host work there, the checks growing by about what the turns saved, while another
-// worker's lab 07, timed meanwhile, saw more of the host's memory written (docs/batch.md).
+// worker's lab 07, timed meanwhile, saw more of the host's memory written (docs/batch.md). The second exercise's is
+// made the same way in the turn, while the runners' CUDA contexts come up (time_with()): the first's generate() had
+// hidden their start, and made ahead, it no longer does.
 struct Ahead {
   const ExerciseSpec* spec = nullptr;
   std::unique_ptr<Problem> problem;  // generated, host-only; taken by the exercise's time_one()
-  double seconds = 0;                // what its generate() took before the turn
+  double seconds = 0;                // what its generate() took
+  const char* phase = "";            // the phases_s key of those seconds: where they were spent
 };
 
 // Made ahead only where the host can spare the memory: the problem's host data at most this share of the memory
@@ -100,12 +103,12 @@ std::size_t available_memory() {
   return 0;
 }
 
-// The first of `timed`'s exercises made and generated ahead, at its timed shape with the run's seed, as its time_one()
-// would; nothing where it cannot be: buffers in host memory (page-locked when made, which needs the GPU), more memory
-// than the host spares, a generate() that throws (it throws again in the turn, where it is reported as it always was).
-Ahead make_ahead(const TimeRequest& timed) {
+// `spec`'s problem made and generated ahead, at its timed shape with the run's seed, as its time_one() would, its
+// seconds to be reported as `phase`; nothing where it cannot be: buffers in host memory (page-locked when made, which
+// needs the GPU), more memory than the host spares, a generate() that throws (it throws again in its time_one(),
+// where it is reported as it always was).
+Ahead make_ahead(const TimeRequest& timed, const ExerciseSpec* spec, const char* phase) {
   Ahead ahead;
-  const ExerciseSpec* spec = lab().find(timed.exercises.front());
   if (!spec || !timed.shape.empty()) return ahead;
   struct HostOnly {
     HostOnly() { set_host_only(true); }
@@ -123,10 +126,11 @@ Ahead make_ahead(const TimeRequest& timed) {
   }
   ahead.spec = spec;
   ahead.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  ahead.phase = phase;
   return ahead;
 }
 
-// `ahead`: a problem generated before the turn (make_ahead()), this exercise's or another's; or null.
+// `ahead`: a problem generated before this exercise's time_one() (make_ahead()), its own or another's; or null.
 int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::vector<std::string>& roles,
              Runners& runners, ResultsOut& results, Ahead* ahead) {
   const Shape shape = request.shape.empty() ? spec->timed_shape : Shape::parse(request.shape);
@@ -147,11 +151,12 @@ int time_one(const ExerciseSpec* spec, const TimeRequest& request, const std::ve
   auto problem = made_ahead ? std::move(ahead->problem) : spec->make(shape);
   phase_done("setup");
   // The lab's generate(): its host work (inputs, CPU reference) and, within it, the inputs' trip to the GPU; or, made
-  // ahead, the trip alone (the host work's seconds, which came before the turn, as generate_ahead: not this run's).
+  // ahead, the trip alone (the host work's seconds apart: generate_ahead, before the turn, the check run's, not this
+  // run's; generate_beside_runners, in the turn while the runners started, before the first exercise's phases).
   const double device_before = input_device_seconds();
   if (made_ahead) {
     problem->to_device();
-    phases["generate_ahead"] = ahead->seconds;
+    phases[ahead->phase] = ahead->seconds;
   } else {
     problem->generate(request.seed);
   }
@@ -484,9 +489,15 @@ int time_with(const TimeRequest& request, Ahead* ahead) {
     std::cerr << "cannot write " << request.results << "\n";
     return exit_code::kUsage;
   }
+  // While the runners start, the second exercise's host work, where the first's was made before the turn (and so no
+  // longer hides their start): the GPU waits for the runners either way.
+  Ahead next;
+  if (ahead && ahead->problem && specs.size() > 1 && ahead->spec == specs.front())
+    next = make_ahead(request, specs[1], "generate_beside_runners");
   for (const auto* spec : specs) {
     const TimeRequest r = request_for(spec);
-    if (const int rc = time_one(spec, r, roles_for(r), runners, results, ahead); rc != exit_code::kOk) return rc;
+    Ahead* made = ahead && ahead->spec == spec ? ahead : next.spec == spec ? &next : nullptr;
+    if (const int rc = time_one(spec, r, roles_for(r), runners, results, made); rc != exit_code::kOk) return rc;
   }
   return exit_code::kOk;
 }
@@ -529,7 +540,7 @@ int check_then_time(const TimeRequest& request, const char* argv0) {
   // Before asking: the turn comes once every lab's checks have ended, so this lab's first generate() goes on beside
   // the others' checks rather than inside its turn, and never beside a timed run (the last lab to end its checks
   // makes the first turn wait for it, as long as its generate() would have taken in its turn).
-  Ahead ahead = make_ahead(timed);
+  Ahead ahead = make_ahead(timed, lab().find(timed.exercises.front()), "generate_ahead");
   const host_link::Turn turn(request.timed_turn_fd);
   const int rc = time_with(timed, &ahead);
   ahead.problem.reset();  // not taken where the run ended before it: freed in the turn, beside no timed run
