@@ -78,7 +78,6 @@ if "--per-lab" in sys.argv:
         best, best_name = min(least)
         print(f"  lab{lab}: at most {worst:.3f} ({text}){'' if worst <= 1.02 else ' ABOVE 1.02'}, "
               f"at least {best:.3f} ({best_name})")
-if "--per-lab" in sys.argv:
     by_time = [r for (l, n), v in ratios.items() if (l, n) not in by_metric for r in v]
     if len(by_time) > 1:
         spread = statistics.stdev(math.log(r) for r in by_time)

@@ -62,7 +62,8 @@ for i, (path, walls, gpus, _) in enumerate(classes):
     for other_path, other, other_gpus, _ in classes[:i]:
         if gpus == other_gpus and gpus > 1:
             ratio = statistics.mean(walls) / statistics.mean(other)
-            line = f"  {path} against {other_path}, both on {gpus} GPU(s): a worker's mean wall {ratio:.3f} of the other's"
+            line = (f"  {path} against {other_path}, both on {gpus} GPU(s): a worker's mean wall {ratio:.3f} of the "
+                    "other's")
             errors = [relative_error(walls), relative_error(other)]
             if None not in errors:
                 spread = 2 * ratio * math.hypot(*errors)
