@@ -492,7 +492,7 @@ int time_with(const TimeRequest& request, Ahead* ahead) {
   // While the runners start, the second exercise's host work, where the first's was made before the turn (and so no
   // longer hides their start): the GPU waits for the runners either way.
   Ahead next;
-  if (ahead && ahead->problem && specs.size() > 1 && ahead->spec == specs.front())
+  if (ahead && ahead->spec == specs.front() && specs.size() > 1)  // a spec only where its problem was made
     next = make_ahead(request, specs[1], "generate_beside_runners");
   for (const auto* spec : specs) {
     const TimeRequest r = request_for(spec);
