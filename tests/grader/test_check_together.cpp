@@ -1,9 +1,12 @@
 // End to end, a lab's checks in one `labN check --exercise a,b` (grader/src/grading/lab_run.cpp, plan_checks() and
-// finish_checks()): the real `grade` against the fake lab, whose call log says which runs it made. Each exercise the
+// read_checks()): the real `grade` against the fake lab, whose call log says which runs it made. Each exercise the
 // lab's run checked whole is graded as its own check would grade it; one it did not (the one that hung or crashed it,
-// those after, all of a run whose results cannot be split) is checked on its own, and that run decides.
+// those after, all of a run whose results cannot be split) is checked on its own, and that run decides. A lab whose
+// manifest says `check_apart` makes a run each, at once.
 
 #include <algorithm>
+#include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -127,4 +130,87 @@ TEST_CASE("a lab's check run is read whole when its exercises' reports together 
     CHECK(exercise(run.results, name).at("status") == "ok");
     CHECK(exercise(run.results, name).at("tests_total") == (name == std::string("copy") ? 600 : 400));
   }
+}
+
+namespace {
+
+// Sets `check_apart` in the manifest `file`.
+void check_apart(const std::filesystem::path& file) {
+  auto manifest = nlohmann::json::parse(grader_test::read_text(file));
+  manifest["check_apart"] = true;
+  grader_test::write_text(file, manifest.dump());
+}
+
+// A copy of the fake lab whose manifest says `check_apart`, under `dir`/labs: the --labs-dir to grade it with.
+std::filesystem::path fake_lab_checked_apart(const TempDir& dir) {
+  const auto labs = dir.path / "labs";
+  std::filesystem::create_directories(labs);
+  std::filesystem::copy(std::filesystem::path(FAKE_LABS_DIR) / "01_fake", labs / "01_fake",
+                        std::filesystem::copy_options::recursive);
+  check_apart(labs / "01_fake" / "manifest.json");
+  return labs;
+}
+
+}  // namespace
+
+TEST_CASE("a lab that checks its exercises apart makes a run each, and each is graded as if checked alone",
+          "[grader][e2e][together]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  const auto labs = fake_lab_checked_apart(dir);
+  const auto mode = GENERATE(as<std::string>{}, "good", "wrong:gemm", "segfault:copy");
+  CAPTURE(mode);
+  const auto apart = run_grade(dir, {"lab1", "--seeds", "1,2", "--labs-dir", labs.string()},
+                               {{"FAKE_LAB_CALL_LOG", log.string()}, {"FAKE_LAB_MODE", mode}});
+  CAPTURE(apart.process.out, apart.process.err);
+  REQUIRE(apart.results.is_object());
+  CHECK_THAT(apart.process.err, ContainsSubstring("lab1 copy, gemm: check, a run each"));
+  auto calls = grader_test::lab_calls(log, "check");
+  std::sort(calls.begin(), calls.end());
+  // copy's run crashed beside gemm's, as a crowded GPU could make it: once more alone.
+  CHECK(calls == (mode == "segfault:copy"
+                      ? std::vector<std::string>{"check copy student", "check copy student", "check gemm student"}
+                      : std::vector<std::string>{"check copy student", "check gemm student"}));
+  for (const char* name : {"copy", "gemm"}) {
+    CAPTURE(name);
+    const auto alone = run_grade(dir, {"lab1", "--seeds", "1,2", "--exercise", name}, {{"FAKE_LAB_MODE", mode}});
+    REQUIRE(alone.results.is_object());
+    const auto& x = exercise(apart.results, name);
+    const auto& y = exercise(alone.results, name);
+    for (const char* key : {"status", "tests_passed", "tests_total", "correctness_points", "seeds"})
+      CHECK(x.at(key) == y.at(key));
+    CHECK(x.at("check_s").get<double>() > 0);
+  }
+}
+
+TEST_CASE("grading several labs, a lab checked apart runs its checks at once with the others' and times on its own",
+          "[grader][e2e][together]") {
+  const TempDir dir;
+  const auto log = dir.path / "calls.log";
+  const auto args = grader_test::two_fake_labs(dir);
+  // lab 2 checks apart; lab 1 as ever, its check run going on to time once every check run has ended (lab 2's two
+  // among them: one hold too few and the grader fails, one too many and lab 1's turn never comes).
+  check_apart(dir.path / "labs" / "02_fake" / "manifest.json");
+  const auto run = run_grade(dir, args, {{"FAKE_LAB_CALL_LOG", log.string()}});
+  CAPTURE(run.process.out, run.process.err);
+  REQUIRE(run.process.exit_code == 0);
+  std::vector<std::string> calls;
+  std::istringstream lines(grader_test::read_text(log));
+  for (std::string line; std::getline(lines, line);) calls.push_back(line.substr(line.rfind('/') + 1));
+  CAPTURE(calls);
+  const auto count = [&](const std::string& call) { return std::count(calls.begin(), calls.end(), call); };
+  CHECK_THAT(run.process.err, ContainsSubstring("lab1 copy, gemm: check, then time, one run for all"));
+  CHECK_THAT(run.process.err, ContainsSubstring("lab2 copy, gemm: check, a run each"));
+  CHECK(count("lab2 check copy student") == 1);
+  CHECK(count("lab2 check gemm student") == 1);
+  CHECK(count("lab2 check copy,gemm student") == 0);
+  CHECK(count("lab1 time copy,gemm student") == 1);  // its check run's timed part
+  CHECK(count("lab2 time copy,gemm student") == 1);  // a timed run of its own, after every check
+  const auto first_time = std::find_if(calls.begin(), calls.end(), [](auto& c) { return c.find(" time ") != c.npos; });
+  const auto last_check =
+      std::find_if(calls.rbegin(), calls.rend(), [](auto& c) { return c.find(" check ") != c.npos; });
+  REQUIRE(first_time != calls.end());
+  CHECK(last_check.base() <= first_time);
+  for (const auto& lab : run.results.at("runs").at(0).at("labs"))
+    for (const auto& x : lab.at("exercises")) CHECK(x.at("status") == "ok");
 }

@@ -22,7 +22,7 @@ using grader::StubKind;
 TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   const auto m = parse_manifest(R"({"title": "Memory coalescing", "weight": 2.5,
       "timeouts": {"check_s": 60, "time_s": 200, "sanitize_s": 90}, "sampling_s": 1.5, "full_marks_at": 1.25,
-      "host_link": true, "work_queues": 8,
+      "host_link": true, "work_queues": 8, "check_apart": true,
       "exercises": [{"name": "scale", "correctness_points": 4, "performance_points": 6, "stub": "slow"},
                     {"name": "saxpy", "correctness_points": 5.5, "performance_points": 0, "stub": "incorrect",
        "reference_percent_of_ceiling": 0.077, "zero_at_most": 4, "zero_margin": 0.1,
@@ -37,6 +37,7 @@ TEST_CASE("a full manifest is parsed field by field", "[grader][manifest]") {
   CHECK(m.full_marks_at == 1.25);
   CHECK(m.host_link);
   CHECK(m.work_queues == 8);
+  CHECK(m.check_apart);
   REQUIRE(m.exercises.size() == 2);
   CHECK(m.exercises[0].name == "scale");
   CHECK(m.exercises[0].max_score() == 10);
@@ -63,6 +64,7 @@ TEST_CASE("optional manifest fields take their defaults", "[grader][manifest]") 
   CHECK_FALSE(m.sampling_s.has_value());  // the lab binary's own cap
   CHECK_FALSE(m.host_link);
   CHECK(m.work_queues == 1);  // one hardware work queue: the labs whose code runs on one stream
+  CHECK_FALSE(m.check_apart);  // a lab's exercises checked in one run
   CHECK(m.full_marks_at == 1.1);
   CHECK_FALSE(m.exercises[0].reference_percent_of_ceiling.has_value());  // no sanity gate on the reference
   CHECK(m.exercises[0].zero_at_most == 0);
@@ -140,6 +142,8 @@ TEST_CASE("malformed manifests are rejected naming the file and the field", "[gr
        "field 'full_marks_at': must be a number"},
       {R"({"title": "T", "host_link": "yes", "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
        "field 'host_link': must be true or false, not \"yes\""},
+      {R"({"title": "T", "check_apart": 1, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
+       "field 'check_apart': must be true or false, not 1"},
       {R"({"title": "T", "work_queues": 0, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",
        "field 'work_queues': must be a whole number from 1 to 32, not 0"},
       {R"({"title": "T", "work_queues": 33, "exercises": [{"name": "a", "correctness_points": 1, "performance_points": 2, "stub": "slow"}]})",

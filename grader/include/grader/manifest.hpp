@@ -105,6 +105,11 @@ struct Manifest {
   /// a lab whose code runs on one stream has no use for more than one queue. A lab whose submissions overlap work on
   /// several streams (lab 07) gives them 8, or its streams would wait on each other in one queue.
   int work_queues = 1;
+  /// `"check_apart": true`: each exercise's check in a run of its own, all at once, instead of one run for all. A
+  /// worker's first timed turn waits for every lab's checks, and a lab whose one check run takes several times any
+  /// other's (lab 07's, three exercises of 256 MiB arrays in host memory) holds them all: at the cost of two CUDA
+  /// contexts a run more, its runs end with the others'. Such a lab's checks never go on to time (checks_then_time()).
+  bool check_apart = false;
   std::vector<ExerciseSpec> exercises;
   SubmissionRules rules;         ///< empty unless the lab widens the default
   /// The compute-sanitizer tools `grade --sanitize` runs on each exercise (`"sanitize": ["memcheck", "racecheck"]`,

@@ -48,19 +48,19 @@ class ExerciseGrader {
 
   /// The lab's check run of every exercise of `specs` (what they are for kept for read_checks()), to be run at once
   /// with other labs' check runs (grade_labs()), none timed: one run for all (`labN check --exercise a,b,c`, every
-  /// exercise at the same fresh seeds), because a host makes CUDA contexts one at a time (about five a second,
+  /// exercise at the same seeds), since a host makes CUDA contexts one at a time (about five a second,
   /// experiments/context_contention) and a check per exercise (27 a student of the eight labs) made two or more
   /// each, a referee and a runner; on a host of several GPUs every worker waits for them. read_checks() takes from
   /// it only what each exercise's own run would have said. Its limit is the lab's check limit, each exercise's own: a
   /// lab's checks take seconds where the limits are minutes, and a run that reaches it costs its unfinished exercises
-  /// a run each, not points.
-  ///
+  /// a run of their own, no more. A lab whose manifest says `check_apart` gets a run per exercise instead, all at
+  /// once: the first timed turn waits for every lab's checks, and its one run would be the last by seconds.
   /// `with_timing` (grade_labs()): where the lab allows (lab_run::checks_then_time()), the run goes on to the first
   /// timed runs of the exercises whose check passed, in the same referee (`labN time --check-seeds`): a CUDA process
-  /// a lab fewer, where a host makes them one at a time for all its GPUs. Its timed part waits for a turn that the
+  /// fewer a lab. It asks for its turn (`--timed-turn-fd`) before it times (ProcessOptions::turn_lock), which the
   /// caller grants once every check run has ended (their shared holds: host_lock.hpp), so no timed run shares the
   /// GPU; read_checks() takes the first timed runs from it, and timed() is then true.
-  std::optional<ProcessOptions> plan_checks(const std::vector<const ExerciseSpec*>& specs, bool with_timing = false) {
+  std::vector<ProcessOptions> plan_checks(const std::vector<const ExerciseSpec*>& specs, bool with_timing = false) {
     specs_ = specs;
     xs_.clear();
     checks_then_time_.reset();
@@ -70,28 +70,38 @@ class ExerciseGrader {
       names += (names.empty() ? "" : ",") + spec->name;
       listed += (listed.empty() ? "" : ", ") + spec->name;
     }
-    if (specs.empty()) return std::nullopt;
+    if (specs.empty()) return {};
     const auto seeds = check_seeds();
     for (auto& x : xs_) x.seeds = seeds;
-    if (with_timing) checks_then_time_ = lab_run::checks_then_time(ctx_, xs_, seeds);
-    const char* how = specs.size() > 1 ? ", one run for all" : "";
+    const bool apart = check_runs(specs) > 1;
+    if (with_timing && !apart) checks_then_time_ = lab_run::checks_then_time(ctx_, xs_, seeds);
+    const char* how = apart ? ", a run each" : specs.size() > 1 ? ", one run for all" : "";
     ctx_.tell(fmt::format("lab{} {}: check{}{} ({})", ctx_.lab.number, listed, checks_then_time_ ? ", then time" : "",
                           how, ctx_.options.impl));
-    if (checks_then_time_) return checks_then_time_->process;
-    return check_process(names, seeds);
+    if (checks_then_time_) return {checks_then_time_->process};
+    if (!apart) return {check_process(names, seeds)};
+    std::vector<ProcessOptions> each;
+    for (const auto* spec : specs) each.push_back(check_process(spec->name, seeds));
+    return each;
   }
 
-  /// After plan_checks()'s run (`run`; `alone`: it ran with no other process on the GPU): reads the checks (an
-  /// exercise the lab's run did not check whole is checked on its own, those at once). A check that failed in a crowd
-  /// for a reason the crowd could cause (crowded_out()) is run again alone, so one exercise's greed cannot cost
-  /// another its points.
-  void read_checks(const ProcessResult& run, bool alone) {
+  /// How many runs plan_checks() makes of `specs`: one, or one an exercise where the lab checks them apart.
+  std::size_t check_runs(const std::vector<const ExerciseSpec*>& specs) const {
+    return ctx_.manifest.check_apart ? specs.size() : std::min<std::size_t>(specs.size(), 1);
+  }
+
+  /// After plan_checks()'s runs (`runs`, in its order; `alone`: they ran with no other process on the GPU): reads the
+  /// checks (an exercise the lab's run did not check whole is checked on its own, those at once). A check that failed
+  /// in a crowd for a reason the crowd could cause (crowded_out()) is run again alone, so one exercise's greed cannot
+  /// cost another its points.
+  void read_checks(const std::vector<ProcessResult>& runs, bool alone) {
     passed_.assign(xs_.size(), false);
-    if (xs_.empty()) return;
+    if (xs_.empty() || runs.empty()) return;
     std::vector<std::size_t> each;        // not checked whole by the lab's run: a run each, at once
     std::vector<std::size_t> alone_again;  // failed as a crowded GPU could make them: once more, alone
     // A run that went on to time: its check lines are read as the lab's check run's, by exercise whatever their
     // number (its exit code speaks for its timed part too), and its time lines once the checks are known.
+    const ProcessResult& run = runs.front();
     ProcessResult checks = run;
     std::string time_lines;
     if (checks_then_time_) {
@@ -99,8 +109,10 @@ class ExerciseGrader {
       // Its seconds up to the turn asked for are its checks'; the wait for the turn is no one's.
       if (run.turns > 0) checks.wall_s = run.first_turn_s - run.turn_wait_s;
     }
-    const auto parts = xs_.size() == 1 && !checks_then_time_ ? std::vector<std::optional<ProcessResult>>{run}
-                                                              : split(checks);
+    // A run each (check_apart, or one exercise) is each exercise's own; one run for all is split by exercise.
+    const auto parts = runs.size() == xs_.size() && !checks_then_time_
+                           ? std::vector<std::optional<ProcessResult>>(runs.begin(), runs.end())
+                           : split(checks);
     std::vector<std::size_t> timed;  // passed by this run's own check: its timed runs count
     for (std::size_t i = 0; i < xs_.size(); ++i) {
       if (!parts[i]) {
@@ -167,11 +179,12 @@ class ExerciseGrader {
     return graded;
   }
 
-  /// Every exercise of `specs`: their check run, alone on the GPU, their sanitizer runs, then finish_grading().
+  /// Every exercise of `specs`: their check run (or runs, at once), alone on the GPU, their sanitizer runs, then
+  /// finish_grading().
   std::vector<ExerciseResult> grade_all(const std::vector<const ExerciseSpec*>& specs) {
-    const auto check = plan_checks(specs);
-    if (!check) return {};
-    read_checks(run_process(*check), true);
+    const auto checks = plan_checks(specs);
+    if (checks.empty()) return {};
+    read_checks(run_processes(checks, kUntimedRunsAtOnce), checks.size() == 1);
     const SanitizerPlan sanitizer = plan_sanitizer();
     return finish_grading(sanitizer, run_processes(sanitizer.lab_wide, kUntimedRunsAtOnce));
   }
@@ -443,7 +456,8 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   std::vector<std::vector<const ExerciseSpec*>> specs(labs.size());
   std::vector<std::unique_ptr<ExerciseGrader>> graders(labs.size());
   std::vector<ProcessOptions> checks;
-  std::vector<std::optional<std::size_t>> lab_check(labs.size());  // each lab's run in `checks`
+  std::vector<std::optional<std::size_t>> lab_check(labs.size());  // each lab's first run in `checks`
+  std::vector<std::size_t> lab_runs(labs.size());                  // and how many it has (check_runs())
   const auto began = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < labs.size(); ++i) {
     const LabToGrade& l = labs[i];
@@ -452,7 +466,8 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
     graders[i] = std::make_unique<ExerciseGrader>(*l.lab, *l.manifest, l.options, results.back().check_timeout_s,
                                                   results.back().time_timeout_s);
     lab_check[i] = checks.size();
-    checks.emplace_back();
+    lab_runs[i] = graders[i]->check_runs(specs[i]);
+    checks.resize(checks.size() + lab_runs[i]);
   }
   // A shared hold for each check run, let go as it ends or its timed part asks for the turn: a lab's check run that
   // goes on to time (plan_checks()) has its turn once no other check runs, and one lab at a time. Where the holds
@@ -461,11 +476,14 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   const bool gated = !checks.empty() && holds.complete();
   for (std::size_t i = 0; i < labs.size(); ++i) {
     if (!lab_check[i]) continue;
-    ProcessOptions& check = checks[*lab_check[i]];
-    check = *graders[i]->plan_checks(specs[i], gated);
-    if (!gated) continue;
-    check.turn_shared_fd = holds.fd(*lab_check[i]);
-    if (graders[i]->times_after_checks()) check.turn_lock = holds.file();
+    auto planned = graders[i]->plan_checks(specs[i], gated);
+    for (std::size_t k = 0; k < lab_runs[i]; ++k) {
+      ProcessOptions& check = checks[*lab_check[i] + k];
+      check = std::move(planned.at(k));
+      if (!gated) continue;
+      check.turn_shared_fd = holds.fd(*lab_check[i] + k);
+      if (graders[i]->times_after_checks()) check.turn_lock = holds.file();
+    }
   }
   step.checks.from = monotonic_seconds();
   // All at once where gated: a run not yet started would keep its hold, and the started ones' turns, waiting.
@@ -477,7 +495,8 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   std::vector<std::size_t> first_of(labs.size());  // each lab's first run in `lab_wide`
   for (std::size_t i = 0; i < labs.size(); ++i) {
     if (!graders[i] || !lab_check[i]) continue;
-    graders[i]->read_checks(runs[*lab_check[i]], checks.size() == 1);
+    const auto first = runs.begin() + static_cast<std::ptrdiff_t>(*lab_check[i]);
+    graders[i]->read_checks({first, first + static_cast<std::ptrdiff_t>(lab_runs[i])}, checks.size() == 1);
     sanitizer[i] = graders[i]->plan_sanitizer();
     first_of[i] = lab_wide.size();
     lab_wide.insert(lab_wide.end(), sanitizer[i].lab_wide.begin(), sanitizer[i].lab_wide.end());

@@ -58,6 +58,13 @@ struct Reader {
     return text;
   }
 
+  bool boolean(const json& object, const char* key, std::string_view field) const {
+    if (!object.contains(key)) return false;
+    const json& value = object.at(key);
+    if (!value.is_boolean()) fail(field, fmt::format("must be true or false, not {}", value.dump()));
+    return value.get<bool>();
+  }
+
   // Any finite number, or nullopt when the key is missing.
   std::optional<double> optional_number(const json& object, const char* key, std::string_view field) const {
     if (!object.contains(key)) return std::nullopt;
@@ -207,18 +214,15 @@ Manifest parse_manifest(std::string_view text, const std::string& source) {
   const Reader in{source};
   if (!root.is_object()) in.fail("(top level)", "must be a JSON object");
   in.only_known(root, "", {"title", "weight", "timeouts", "sampling_s", "full_marks_at", "host_link", "work_queues",
-                            "exercises", "rules", "sanitize", "concepts"});
+                            "check_apart", "exercises", "rules", "sanitize", "concepts"});
 
   Manifest m;
   m.title = in.string(root, "title", "title");
   m.weight = in.number(root, "weight", "weight", 1.0, 0, false);
   m.full_marks_at = in.number(root, "full_marks_at", "full_marks_at", 1.1, 0, true);
   if (root.contains("sampling_s")) m.sampling_s = in.number(root, "sampling_s", "sampling_s", 3.0, 0, true);
-  if (root.contains("host_link")) {
-    if (!root.at("host_link").is_boolean())
-      in.fail("host_link", fmt::format("must be true or false, not {}", root.at("host_link").dump()));
-    m.host_link = root.at("host_link").get<bool>();
-  }
+  m.host_link = in.boolean(root, "host_link", "host_link");
+  m.check_apart = in.boolean(root, "check_apart", "check_apart");
   if (root.contains("work_queues")) {
     const json& queues = root.at("work_queues");
     if (!queues.is_number_integer() || queues.get<long long>() < 1 || queues.get<long long>() > 32)
