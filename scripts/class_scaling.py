@@ -8,9 +8,9 @@ order the files come in) is that class's mean wall times the GPUs over this one'
 bounded by two standard errors of the ratio (each mean's standard error, the walls' standard deviation over the root
 of their count, added in quadrature relative to its mean): a goal (1.8x on two GPUs, 3.4x on four) inside the bounds
 is not decided by that many students. A class of a single student has no spread, so no bounds.
-Two classes graded on the same number of GPUs (two placements of the workers: gpu-check's gN and gNs) are then
-compared directly: the later file's mean wall over the earlier's, with the same bounds; bounds that leave out 1 say
-which placement grades faster at that many students.
+Two classes graded on the same number of GPUs (two placements of the workers: gpu-check's gN and gNs; one GPU on
+all the CPUs and on a part, g1 and g1c; or two commits' classes) are then compared directly: the later file's mean
+wall over the earlier's, with the same bounds; bounds that leave out 1 say which grades faster at that many students.
 Usage: python3 scripts/class_scaling.py CLASS_JSON [CLASS_JSON ...]   (e.g. scaling-g1.json scaling-g2.json)"""
 import json
 import math
@@ -60,7 +60,7 @@ for path, walls, gpus, _ in classes:
     print(line)
 for i, (path, walls, gpus, _) in enumerate(classes):
     for other_path, other, other_gpus, _ in classes[:i]:
-        if gpus == other_gpus and gpus > 1:
+        if gpus == other_gpus:
             ratio = statistics.mean(walls) / statistics.mean(other)
             line = (f"  {path} against {other_path}, both on {gpus} GPU(s): a worker's mean wall {ratio:.3f} of the "
                     "other's")

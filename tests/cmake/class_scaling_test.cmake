@@ -3,7 +3,8 @@
 # a student on the host, 2 x 51 / 53 = 1.92x, its bounds 1.84 to 2.01. Against one GPU graded for a single student
 # (51 s), the same scaling with no bounds: one wall has no spread. One GPU held to half the CPUs (60 s a student, listed
 # first) is not what the two GPUs are measured against: the one graded on the most CPUs is. A second class on two GPUs
-# (another placement: 50, 52, 50, 52 s) against the first: 51 / 53 = 0.962 of its mean wall, 0.932 to 0.992.
+# (another placement: 50, 52, 50, 52 s) against the first: 51 / 53 = 0.962 of its mean wall, 0.932 to 0.992; one GPU on
+# every CPU against one GPU held to half (both one GPU: compared too): 51 / 60 = 0.850, 0.817 to 0.883.
 # cmake -DWORK=DIR -DSCRIPT=scripts/class_scaling.py -P class_scaling_test.cmake
 file(MAKE_DIRECTORY ${WORK})
 function(class name walls_and_gpus)  # "WALL:GPU;..." [CPUS: the list every student was graded on]
@@ -47,7 +48,9 @@ set(lines "${g1_line}\n"
 expect_lines(${WORK}/g1.json ${WORK}/g2.json)
 set(lines "${g2_line}, 1.92x ${WORK}/g1single.json\n")
 expect_lines(${WORK}/g1single.json ${WORK}/g2.json)
-set(lines "${g2_line}, 1.92x ${WORK}/g1.json (1.84 to 2.01)\n")
+string(CONCAT one_gpu_line "${WORK}/g1.json against ${WORK}/g1half.json, both on 1 GPU(s): "
+                          "a worker's mean wall 0.850 of the other's (0.817 to 0.883)\n")
+set(lines "${g2_line}, 1.92x ${WORK}/g1.json (1.84 to 2.01)\n" "${one_gpu_line}")
 expect_lines(${WORK}/g1half.json ${WORK}/g1.json ${WORK}/g2.json)
 string(CONCAT lines "${WORK}/g2shared.json against ${WORK}/g2.json, both on 2 GPU(s): "
                    "a worker's mean wall 0.962 of the other's (0.932 to 0.992)\n")
