@@ -1,8 +1,7 @@
 """Where a class's grading seconds went, a student on average (grade batch's class.json): each lab's wall time, the
 checks', the sanitizer runs' and the timed runs' wall times (summed over exercises: checks and sanitizer runs go at
 once, so their sums exceed the wall), the wait for the host's sanitizer turn (grade batch) and the timed runs made
-instead of waiting for it (the spans of labs' steps that ended before the student's sanitizer step began), a lab over
-the host link's wait for another worker's claim on it (grade batch, once nothing else was left to time), and the
+instead of waiting for it (the spans of labs' steps that ended before the student's sanitizer step began), and the
 timed runs' phases (`phases_s` of `labN time`: CUDA context, runners' start, generate, host_link_wait (lab 07's wait
 for its turns on the host link, from 2026-11-27; before, the grader waited outside the run and each lab's wall
 against its timed runs showed it), timing, ...; `generate_ahead`, a first exercise's generate() made by its check run
@@ -39,8 +38,6 @@ for path in sys.argv[1:]:
                                                       if lab["span"][1] <= steps["sanitizer"][0])
         for lab in s["results"]["runs"][0]["labs"]:
             totals["lab wall"] += lab.get("wall_s") or 0
-            # A lab over the host link's wait for another worker's claim on it (grade batch, from 2026-11-30).
-            totals["host link claim wait"] += lab.get("host_link_claim_wait_s") or 0
             by_lab[lab["lab"]][0] += lab.get("wall_s") or 0
             by_lab[lab["lab"]][1] += sum(x.get("time_s") or 0 for x in lab["exercises"])
             # A lab's sanitizer seconds over its tools (an exercise's `sanitized` has an entry a tool): the time of
@@ -61,7 +58,7 @@ for path in sys.argv[1:]:
     outside = totals["timed runs"] - sum(v for k, v in totals.items() if k.startswith("phase "))
     print(f"{path}: {n} students, seconds a student")
     summed = ["lab wall", "checks (summed)", "sanitizer (summed)", "sanitizer turn wait", "timed while waiting",
-              "host link claim wait", "timed runs", "generate ahead"]
+              "timed runs", "generate ahead"]
     for key in summed + sorted(k for k in totals if k.startswith("phase ")):
         print(f"  {key:<22} {totals[key] / n:8.2f}")
     print(f"  {'timed, outside phases':<22} {outside / n:8.2f}")

@@ -1,17 +1,14 @@
 # scripts/class_phases.py sums a timed run's phases into the run and a first exercise's generate made before its turn
 # (`generate_ahead`, the check run's seconds) apart: two students, one exercise each, a timed run of 2.0 s whose
-# phases take 1.5 s (generate 0.25 of them, its device part 0.2 inside it), generate_ahead 0.75 and 0.25 s; the lab
-# waited 1.5 and 0.5 s for another worker's claim on the host link (one second a student).
+# phases take 1.5 s (generate 0.25 of them, its device part 0.2 inside it), generate_ahead 0.75 and 0.25 s.
 # cmake -DWORK=DIR -DSCRIPT=scripts/class_phases.py -P class_phases_test.cmake
 file(MAKE_DIRECTORY ${WORK})
 file(WRITE ${WORK}/class.json [=[
 {"students": [
- {"results": {"runs": [{"labs": [{"lab": 1, "wall_s": 3.0, "host_link_claim_wait_s": 1.5,
-  "exercises": [{"name": "scale", "time_s": 2.0,
+ {"results": {"runs": [{"labs": [{"lab": 1, "wall_s": 3.0, "exercises": [{"name": "scale", "time_s": 2.0,
   "phases_s": {"context": 0.25, "generate": 0.25, "generate_device": 0.2, "generate_ahead": 0.75,
                "timing": 1.0}}]}]}]}},
- {"results": {"runs": [{"labs": [{"lab": 1, "wall_s": 3.0, "host_link_claim_wait_s": 0.5,
-  "exercises": [{"name": "scale", "time_s": 2.0,
+ {"results": {"runs": [{"labs": [{"lab": 1, "wall_s": 3.0, "exercises": [{"name": "scale", "time_s": 2.0,
   "phases_s": {"context": 0.25, "generate": 0.25, "generate_device": 0.2, "generate_ahead": 0.25,
                "timing": 1.0}}]}]}]}}
 ]}
@@ -22,8 +19,7 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "class_phases.py failed (${rc}): ${out}${err}")
 endif()
 foreach(expected "  timed runs                 2.00\n" "  generate ahead             0.50\n"
-                 "  phase generate             0.25\n" "  timed, outside phases      0.50\n"
-                 "  host link claim wait       1.00\n")
+                 "  phase generate             0.25\n" "  timed, outside phases      0.50\n")
   string(FIND "${out}" "${expected}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "expected '${expected}' in:\n${out}")

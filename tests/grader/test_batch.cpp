@@ -433,39 +433,16 @@ TEST_CASE("a worker times a lab over the host link after the others' check runs 
     return order;
   };
   std::optional<grader::HostLock> claim;  // another worker's claim on the host link, held by this test
-  std::thread release;                    // lets it go after `held_s`, where set
-  double held_s = 0;
   // Lab 1's first timed runs come in its check run (`time --check-seeds`), before any step after the checks; lab 2's
-  // own time run, with the host link's turns, after them, whether another worker has claimed the host link or not:
-  // with nothing else left to time, the worker waits for the claim, at most kHostLinkClaimWaitS (10 s).
-  // `seconds` after lab 1's timed part began (the worker then has nothing else left), or never.
-  const auto claim_it = [&](double seconds) {
+  // own time run, with the host link's turns, after them, whether another worker has claimed the host link or not.
+  SECTION("unclaimed") {}
+  SECTION("claimed by another worker: the lab over the host link all the same") {
     fs::create_directories(c.results);
     claim.emplace(c.results / (grader::host_lock_name("host-link") + ".claim"), grader::HostLock::Wait::kNo);
     REQUIRE(claim->held());
-    held_s = seconds;
-    if (seconds < 1e9)
-      release = std::thread([&, seconds] {
-        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-        const auto lab1_timed = [&] {
-          std::istringstream log(read_text(c.call_log));
-          for (std::string line; std::getline(log, line);)
-            if (line.find(" time ") != std::string::npos && line.find("/alice/lab1/") != std::string::npos) return true;
-          return false;
-        };
-        while (std::chrono::steady_clock::now() < give_up && !lab1_timed())
-          std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-        claim.reset();
-      });
-  };
-  SECTION("unclaimed") {}
-  SECTION("claimed by another worker until 1.5 s after lab 1's timed part began: waited for") { claim_it(1.5); }
-  SECTION("claimed by another worker throughout: the lab over the host link all the same, after the wait's bound") {
-    claim_it(1e9);
   }
   const auto r = run(c.args(), c.env());
-  if (release.joinable()) release.join();
+  const bool claimed = claim.has_value();
   claim.reset();
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
@@ -475,15 +452,8 @@ TEST_CASE("a worker times a lab over the host link after the others' check runs 
   CHECK(labs.at(1).at("lab") == 2);
   CHECK(labs.at(0).at("score").get<double>() == 20.0);
   CHECK(labs.at(1).at("score").get<double>() == 20.0);
-  CAPTURE(held_s);
+  CAPTURE(claimed);
   CHECK(timed_order() == std::vector<std::string>{"lab1", "lab2"});
-  // The wait, on lab 2's record: none unclaimed; until the claim came, bounded by its checks and lab 1's timed runs
-  // before it; the bound where it never came.
-  const double waited = labs.at(1).at("host_link_claim_wait_s").get<double>();
-  CHECK(labs.at(0).at("host_link_claim_wait_s").get<double>() == 0.0);
-  if (held_s == 0) CHECK(waited < 0.5);
-  if (held_s == 1.5) CHECK((waited > 0.3 && waited < 3.0));
-  if (held_s > 1.5) CHECK((waited > 9.5 && waited < 11.0));
 }
 
 TEST_CASE("a class that handed in one lab of two is graded on that lab alone, unless --labs names the other",

@@ -24,8 +24,6 @@ class HostLock {
     kNo,         ///< take it only if it is free now: held() says whether it was
   };
   HostLock(const std::optional<std::filesystem::path>& file, Wait wait);
-  /// Waits for the lock at most `seconds` (trying every few milliseconds): held() says whether it came.
-  HostLock(const std::optional<std::filesystem::path>& file, double seconds);
   ~HostLock();
   HostLock(const HostLock&) = delete;
   HostLock& operator=(const HostLock&) = delete;

@@ -105,8 +105,6 @@ struct LabResult {
   double wall_s = 0;            ///< seconds grading the lab took (grade_labs(): since the lab run before it ended)
   double sanitizer_wait_s = 0;  ///< seconds its sanitizer runs waited for the host's turn, with nothing left to time
                                 ///< (grade_labs(), a batch)
-  double host_link_claim_wait_s = 0;  ///< seconds its timed run waited for another worker's claim on the host link,
-                                      ///< with nothing else left to time (grade_labs(), a batch)
   std::vector<ExerciseResult> exercises;
 
   /// Sum of the exercises' scores.

@@ -38,10 +38,6 @@ using lab_run::untrusted;
 
 constexpr double kInfoTimeoutS = 30;
 constexpr int kFreshSeeds = 3;  // as many as the labs' public seeds 1,2,3
-/// How long a worker with nothing else left to time waits for another worker's claim on the host link (grade_labs()):
-/// about what a lab 07 run takes on two H200s beside another worker's checks (8.9 s a student alone,
-/// results/2026-11-30-h200x2-bf9d8a8), so a worker seldom waits longer than the run it waits for.
-constexpr double kHostLinkClaimWaitS = 10;
 
 class ExerciseGrader {
  public:
@@ -515,16 +511,11 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
   step.checks.to = monotonic_seconds();  // with the checks run again alone, where any were
   // The timed steps, lab after lab. Where the host link's turns are taken (a batch: GradeOptions::host_link_lock), a
   // lab whose timed runs cross it goes first, claimed for its whole run (a HostLock on the turns' lock file with
-  // ".claim" added); a worker that finds the claim held by another times its other labs first, trying again before
-  // each, and once nothing else is left waits for the claim up to kHostLinkClaimWaitS, then goes on unclaimed (its
-  // runs still take their turns). Workers grading alike students from one start would otherwise reach the same lab at
-  // once and wait for each other's turns exercise by exercise: with four workers, each waits for the other three's
-  // copies, about as long as its own lab 07 takes to time. Since every other lab is timed in its check run, a worker
-  // has nothing else left by then, and two workers of two H200s that went on unclaimed had their lab 07 steps under
-  // way together 61% of the time, each step 13.9 s a student where one worker alone took 8.9
-  // (results/2026-11-30-h200x2-bf9d8a8): waiting out the rest of the other's run costs one worker less than both
-  // runs beside each other, and a claim held past the bound (a hung run, several workers queued) costs at most it.
-  // Results stay in lab order.
+  // ".claim" added, never waited for: held by another, or not to be had, it is not held); a worker that finds the claim
+  // held by another times its other labs first, trying again before each, and goes on unclaimed once nothing else is
+  // left (its runs still take their turns). Workers grading alike students from one start would otherwise reach the
+  // same lab at once and wait for each other's turns exercise by exercise: with four workers, each waits for the
+  // other three's copies, about as long as its own lab 07 takes to time. Results stay in lab order.
   const auto crosses_host_link = [&](std::size_t i) {
     return graders[i] && lab_check[i] && labs[i].manifest->host_link && labs[i].options.host_link_lock;
   };
@@ -578,12 +569,6 @@ std::vector<LabResult> grade_labs(const std::vector<LabToGrade>& labs, const std
       const auto other =
           std::find_if(pending.begin(), pending.end(), [&](std::size_t i) { return !crosses_host_link(i); });
       if (!claim->held() && other != pending.end()) next = other;
-      if (!claim->held() && other == pending.end()) {
-        const auto asked = std::chrono::steady_clock::now();
-        claim.emplace(host_link_claim(*next), kHostLinkClaimWaitS);
-        results[*next].host_link_claim_wait_s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
-      }
     }
     const std::size_t i = *next;
     pending.erase(next);

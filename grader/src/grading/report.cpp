@@ -165,7 +165,6 @@ json to_json(const LabResult& lab) {
           {"time_timeout_s", lab.time_timeout_s},
           {"wall_s", lab.wall_s},
           {"sanitizer_wait_s", lab.sanitizer_wait_s},
-          {"host_link_claim_wait_s", lab.host_link_claim_wait_s},
           {"score", lab.score()},
           {"max_score", lab.max_score()},
           {"exercises", std::move(exercises)}};
