@@ -20,7 +20,7 @@ labs=()
 for lab in lab[0-9]; do [ -x "$lab" ] && labs+=("$lab"); done
 manifest() { ls -d "$root"/labs/0"${1#lab}"_*/manifest.json; }
 queues() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("work_queues", 1))' "$(manifest "$1")"; }
-exercises=$(python3 -c 'import json,sys; print(" ".join(x["name"] for x in json.load(open(sys.argv[1]))["exercises"]))' \
+exercises=$(python3 -c 'import json, sys; print(*(x["name"] for x in json.load(open(sys.argv[1]))["exercises"]))' \
   "$(manifest "$split")")
 now() { date +%s.%N; }
 

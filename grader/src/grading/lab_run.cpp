@@ -48,16 +48,17 @@ class ExerciseGrader {
 
   /// The lab's check run of every exercise of `specs` (what they are for kept for read_checks()), to be run at once
   /// with other labs' check runs (grade_labs()), none timed: one run for all (`labN check --exercise a,b,c`, every
-  /// exercise at the same seeds), since a host makes CUDA contexts one at a time (about five a second,
+  /// exercise at the same fresh seeds), because a host makes CUDA contexts one at a time (about five a second,
   /// experiments/context_contention) and a check per exercise (27 a student of the eight labs) made two or more
   /// each, a referee and a runner; on a host of several GPUs every worker waits for them. read_checks() takes from
   /// it only what each exercise's own run would have said. Its limit is the lab's check limit, each exercise's own: a
   /// lab's checks take seconds where the limits are minutes, and a run that reaches it costs its unfinished exercises
-  /// a run of their own, no more. A lab whose manifest says `check_apart` gets a run per exercise instead, all at
-  /// once: the first timed turn waits for every lab's checks, and its one run would be the last by seconds.
+  /// a run each, not points. A lab whose manifest says `check_apart` gets a run per exercise instead, all at once:
+  /// the first timed turn waits for every lab's checks, and its one run would end seconds after the others'.
+  ///
   /// `with_timing` (grade_labs()): where the lab allows (lab_run::checks_then_time()), the run goes on to the first
   /// timed runs of the exercises whose check passed, in the same referee (`labN time --check-seeds`): a CUDA process
-  /// fewer a lab. It asks for its turn (`--timed-turn-fd`) before it times (ProcessOptions::turn_lock), which the
+  /// a lab fewer, where a host makes them one at a time for all its GPUs. Its timed part waits for a turn that the
   /// caller grants once every check run has ended (their shared holds: host_lock.hpp), so no timed run shares the
   /// GPU; read_checks() takes the first timed runs from it, and timed() is then true.
   std::vector<ProcessOptions> plan_checks(const std::vector<const ExerciseSpec*>& specs, bool with_timing = false) {
