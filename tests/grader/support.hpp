@@ -64,6 +64,31 @@ inline void write_text(const fs::path& file, const std::string& text) {
   std::ofstream(file, std::ios::binary) << text;
 }
 
+// Every line of a fake lab call log, from the lab binary's name on ("lab2 check copy,gemm student"), in the order they
+// were logged: which lab each run was of, where several labs are graded.
+inline std::vector<std::string> lab_call_lines(const fs::path& log) {
+  std::vector<std::string> calls;
+  std::istringstream lines(read_text(log));
+  for (std::string line; std::getline(lines, line);) calls.push_back(line.substr(line.rfind('/') + 1));
+  return calls;
+}
+
+// Sets `key` to `value` in the manifest `file` (a copy of a fake lab's).
+inline void set_manifest_field(const fs::path& file, const std::string& key, const nlohmann::json& value) {
+  auto manifest = nlohmann::json::parse(read_text(file));
+  manifest[key] = value;
+  write_text(file, manifest.dump());
+}
+
+// A copy of the fake lab under `dir`/labs with `key` set to `value` in its manifest: the --labs-dir to grade it with.
+inline fs::path fake_lab_with(const fs::path& dir, const std::string& key, const nlohmann::json& value) {
+  const auto labs = dir / "labs";
+  fs::create_directories(labs);
+  fs::copy(fs::path(FAKE_LABS_DIR) / "01_fake", labs / "01_fake", fs::copy_options::recursive);
+  set_manifest_field(labs / "01_fake" / "manifest.json", key, value);
+  return labs;
+}
+
 /// True if `pid` runs now (exists and is not a zombie): no waiting, for what must already be dead.
 inline bool alive_now(int pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");

@@ -5,8 +5,6 @@
 // manifest says `check_apart` makes a run each, at once.
 
 #include <algorithm>
-#include <filesystem>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -132,32 +130,11 @@ TEST_CASE("a lab's check run is read whole when its exercises' reports together 
   }
 }
 
-namespace {
-
-// Sets `check_apart` in the manifest `file`.
-void check_apart(const std::filesystem::path& file) {
-  auto manifest = nlohmann::json::parse(grader_test::read_text(file));
-  manifest["check_apart"] = true;
-  grader_test::write_text(file, manifest.dump());
-}
-
-// A copy of the fake lab whose manifest says `check_apart`, under `dir`/labs: the --labs-dir to grade it with.
-std::filesystem::path fake_lab_checked_apart(const TempDir& dir) {
-  const auto labs = dir.path / "labs";
-  std::filesystem::create_directories(labs);
-  std::filesystem::copy(std::filesystem::path(FAKE_LABS_DIR) / "01_fake", labs / "01_fake",
-                        std::filesystem::copy_options::recursive);
-  check_apart(labs / "01_fake" / "manifest.json");
-  return labs;
-}
-
-}  // namespace
-
 TEST_CASE("a lab that checks its exercises apart makes a run each, and each is graded as if checked alone",
           "[grader][e2e][together]") {
   const TempDir dir;
   const auto log = dir.path / "calls.log";
-  const auto labs = fake_lab_checked_apart(dir);
+  const auto labs = grader_test::fake_lab_with(dir.path, "check_apart", true);
   const auto mode = GENERATE(as<std::string>{}, "good", "wrong:gemm", "segfault:copy");
   CAPTURE(mode);
   const auto apart = run_grade(dir, {"lab1", "--seeds", "1,2", "--labs-dir", labs.string()},
@@ -190,13 +167,11 @@ TEST_CASE("grading several labs, a lab checked apart runs its checks at once wit
   const auto args = grader_test::two_fake_labs(dir);
   // lab 2 checks apart; lab 1 as ever, its check run going on to time once every check run has ended (lab 2's two
   // among them: one hold too few and the grader fails, one too many and lab 1's turn never comes).
-  check_apart(dir.path / "labs" / "02_fake" / "manifest.json");
+  grader_test::set_manifest_field(dir.path / "labs" / "02_fake" / "manifest.json", "check_apart", true);
   const auto run = run_grade(dir, args, {{"FAKE_LAB_CALL_LOG", log.string()}});
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.process.exit_code == 0);
-  std::vector<std::string> calls;
-  std::istringstream lines(grader_test::read_text(log));
-  for (std::string line; std::getline(lines, line);) calls.push_back(line.substr(line.rfind('/') + 1));
+  const auto calls = grader_test::lab_call_lines(log);
   CAPTURE(calls);
   const auto count = [&](const std::string& call) { return std::count(calls.begin(), calls.end(), call); };
   CHECK_THAT(run.process.err, ContainsSubstring("lab1 copy, gemm: check, then time, one run for all"));

@@ -501,9 +501,7 @@ TEST_CASE("the labs' checks run at once, a crowded-out one runs again alone, and
     for (const auto& x : lab.at("exercises")) CHECK(x.at("status") == "ok");
   }
 
-  std::vector<std::string> calls;
-  std::istringstream lines(grader_test::read_text(log));
-  for (std::string line; std::getline(lines, line);) calls.push_back(line.substr(line.rfind('/') + 1));
+  const auto calls = grader_test::lab_call_lines(log);
   CAPTURE(calls);
   const auto count = [&](const std::string& call) { return std::count(calls.begin(), calls.end(), call); };
   for (const char* lab : {"lab1", "lab2"}) {
@@ -528,9 +526,7 @@ TEST_CASE("grading several labs runs every lab's checks before the first timed r
   CAPTURE(run.process.out, run.process.err);
   REQUIRE(run.process.exit_code == 0);
   REQUIRE(run.results.at("runs").at(0).at("labs").size() == 2);
-  std::vector<std::string> calls;
-  std::istringstream lines(grader_test::read_text(log));
-  for (std::string line; std::getline(lines, line);) calls.push_back(line.substr(line.rfind('/') + 1));
+  const auto calls = grader_test::lab_call_lines(log);
   CAPTURE(calls);
   const auto is = [](const char* what) { return [what](const std::string& c) { return c.find(what) != c.npos; }; };
   const auto first_time = std::find_if(calls.begin(), calls.end(), is(" time "));

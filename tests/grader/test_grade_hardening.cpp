@@ -111,14 +111,7 @@ TEST_CASE("a lab's CUDA processes get the work queues its manifest gives, not th
     return nlohmann::json::parse(grader_test::read_text(spy_file)).at("env").value("CUDA_DEVICE_MAX_CONNECTIONS", "");
   };
   CHECK(seen_with(FAKE_LABS_DIR) == "1");
-  const auto labs = dir.path / "labs";
-  std::filesystem::create_directories(labs);
-  std::filesystem::copy(std::filesystem::path(FAKE_LABS_DIR) / "01_fake", labs / "01_fake",
-                        std::filesystem::copy_options::recursive);
-  auto manifest = nlohmann::json::parse(grader_test::read_text(labs / "01_fake" / "manifest.json"));
-  manifest["work_queues"] = 8;
-  grader_test::write_text(labs / "01_fake" / "manifest.json", manifest.dump());
-  CHECK(seen_with(labs) == "8");
+  CHECK(seen_with(grader_test::fake_lab_with(dir.path, "work_queues", 8)) == "8");
 }
 
 TEST_CASE("a lab that writes a file past 1 GiB is stopped by SIGXFSZ and reported", "[grader][e2e][hardening]") {
